@@ -1,0 +1,174 @@
+// 18.3 sdpa, 18.4 / 18.6 multi-head and cross-attention, against the naive reference and
+// finite differences.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "attn/attention.hpp"
+#include "reference.hpp"
+
+using namespace attn;
+
+namespace {
+Shape join(Shape lead, std::size_t a, std::size_t b) { lead.push_back(a); lead.push_back(b); return lead; }
+MhaOptions mha_opts(std::size_t C, std::size_t D, std::size_t heads, std::uint64_t seed) {
+    MhaOptions o;
+    o.wq = randn({C, D}, seed);
+    o.wk = randn({C, D}, seed + 1);
+    o.wv = randn({C, D}, seed + 2);
+    o.heads = heads;
+    return o;
+}
+}  // namespace
+
+TEST_SUITE("18.3 scaled dot-product attention") {
+    TEST_CASE("sdpa matches the naive reference on seeded shapes, causal or not, Tq != Tk") {
+        struct Case { Shape lead; std::size_t Tq, Tk, d, dv; };
+        const Case cases[] = {{{}, 3, 3, 2, 2}, {{2}, 5, 5, 4, 3}, {{2, 3}, 4, 6, 8, 5}, {{1}, 7, 2, 3, 3},
+                              {{3, 2, 1}, 1, 4, 2, 2}};
+        std::uint64_t seed = 100;
+        for (const Case& c : cases)
+            for (bool causal : {false, true})
+                for (int scale_kind = 0; scale_kind < 2; ++scale_kind) {
+                    CAPTURE(shape_str(join(c.lead, c.Tq, c.d)));
+                    CAPTURE(causal);
+                    const Tensor q = randn(join(c.lead, c.Tq, c.d), seed++);
+                    const Tensor k = randn(join(c.lead, c.Tk, c.d), seed++);
+                    const Tensor v = randn(join(c.lead, c.Tk, c.dv), seed++);
+                    SdpaOptions o;
+                    o.causal = causal;
+                    double scale = 1.0 / std::sqrt(double(c.d));
+                    if (scale_kind == 1) { o.scale.kind = Scale::Kind::Value; o.scale.value = scale = 0.7; }
+                    const SdpaResult r = sdpa(q, k, v, o);
+                    const ref::Attn want = ref::sdpa(q, k, v, causal, scale);
+                    CHECK(ref::max_abs(r.out, want.out) < 1e-14);
+                    CHECK(ref::max_abs(r.weights, want.weights) < 1e-15);
+                    // scores are scale * q.k, before the mask
+                    const std::size_t last = c.Tq - 1;
+                    double s = 0;
+                    for (std::size_t e = 0; e < c.d; ++e) s += q.data()[last * c.d + e] * k.data()[(c.Tk - 1) * c.d + e];
+                    CHECK(r.scores.data()[last * c.Tk + c.Tk - 1] == doctest::Approx(scale * s).epsilon(1e-13));
+                    if (causal && c.Tk > 1) CHECK(r.weights.data()[1] == 0.0);   // row 0 never sees j = 1
+                }
+    }
+
+    TEST_CASE("the head scale divides by sqrt(d): scores of width 16 are q.k / 4") {
+        const Tensor q = randn({2, 16}, 1), k = randn({3, 16}, 2), v = randn({3, 2}, 3);
+        const SdpaResult r = sdpa(q, k, v, SdpaOptions{});
+        double s = 0;
+        for (int e = 0; e < 16; ++e) s += q(1, e) * k(2, e);
+        CHECK(r.scores(1, 2) == doctest::Approx(s / 4.0).epsilon(1e-14));
+    }
+
+    TEST_CASE("exercise 3: adding a constant vector c to V adds c to every output row") {
+        const Tensor q = randn({1, 5, 4}, 7), k = randn({1, 5, 4}, 8), v = randn({1, 5, 3}, 9);
+        const Tensor c = {0.5, -2.0, 3.25};
+        Tensor v2 = v;
+        for (std::size_t j = 0; j < 5; ++j)
+            for (std::size_t e = 0; e < 3; ++e) v2(0, j, e) += c(e);
+        SdpaOptions o;
+        o.causal = true;
+        const Tensor y = sdpa(q, k, v, o).out, y2 = sdpa(q, k, v2, o).out;
+        for (std::size_t i = 0; i < 5; ++i)
+            for (std::size_t e = 0; e < 3; ++e) CHECK(y2(0, i, e) - y(0, i, e) == doctest::Approx(c(e)).epsilon(1e-14));
+    }
+
+    TEST_CASE("sdpaBackward matches finite differences") {
+        for (bool causal : {false, true}) {
+            CAPTURE(causal);
+            const Tensor q = randn({2, 4, 3}, 21), k = randn({2, 5, 3}, 22), v = randn({2, 5, 2}, 23);
+            const Tensor g = randn({2, 4, 2}, 24);
+            SdpaOptions o;
+            o.causal = causal;
+            const SdpaGrads an = sdpa_backward(q, k, v, g, o);
+            const Tensor nq = ref::numeric_grad(q, [&](const Tensor& t) { return ref::dot(sdpa(t, k, v, o).out, g); });
+            const Tensor nk = ref::numeric_grad(k, [&](const Tensor& t) { return ref::dot(sdpa(q, t, v, o).out, g); });
+            const Tensor nv = ref::numeric_grad(v, [&](const Tensor& t) { return ref::dot(sdpa(q, k, t, o).out, g); });
+            CHECK(ref::max_abs(an.dq, nq) < 1e-8);
+            CHECK(ref::max_abs(an.dk, nk) < 1e-8);
+            CHECK(ref::max_abs(an.dv, nv) < 1e-8);
+            CHECK(ref::max_abs(an.dq, xt::zeros<double>(an.dq.shape())) > 1e-3);   // not trivially zero
+        }
+    }
+
+    TEST_CASE("an nn.Linear weight (d, C) becomes the math layout (C, d): x W_math = x W_linear^T") {
+        const Tensor wl = {{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}};   // (d, C) = (2, 3)
+        const Tensor wm = linear_weight_to_math(wl);
+        REQUIRE(wm.shape() == Tensor::shape_type{3, 2});
+        CHECK(wm(2, 0) == 3.0);
+        CHECK(wm(0, 1) == 4.0);
+        CHECK(max_abs_diff(math_weight_to_linear(wm), wl) == 0.0);
+    }
+}
+
+TEST_SUITE("18.4 / 18.6 multi-head and cross-attention") {
+    TEST_CASE("multiHeadAttention matches the per-head reference") {
+        struct Case { std::size_t B, T, C, D, NH; bool causal; };
+        const Case cases[] = {{1, 3, 2, 2, 1, true}, {2, 5, 4, 4, 2, true}, {2, 6, 6, 8, 4, false},
+                              {3, 4, 8, 8, 8, true}};
+        std::uint64_t seed = 300;
+        for (const Case& c : cases) {
+            CAPTURE(c.NH);
+            const Tensor x = randn({c.B, c.T, c.C}, seed++);
+            MhaOptions o = mha_opts(c.C, c.D, c.NH, seed);
+            seed += 3;
+            o.causal = c.causal;
+            const MhaResult r = multi_head_attention(x, o);
+            const double scale = 1.0 / std::sqrt(double(c.D / c.NH));
+            const ref::Attn want = ref::mha(x, o.wq, o.wk, o.wv, c.NH, c.causal, scale);
+            REQUIRE(r.weights.shape() == Tensor::shape_type{c.B, c.NH, c.T, c.T});
+            CHECK(ref::max_abs(r.out, want.out) < 1e-13);
+            CHECK(ref::max_abs(r.weights, want.weights) < 1e-14);
+        }
+    }
+
+    TEST_CASE("scaling by sqrt(C) instead of sqrt(hs) changes the weights only when heads > 1") {
+        const Tensor x = randn({1, 5, 8}, 41);
+        MhaOptions head = mha_opts(8, 8, 4, 42), model = head;
+        model.scale.kind = Scale::Kind::Model;
+        const MhaResult a = multi_head_attention(x, head), b = multi_head_attention(x, model);
+        CHECK(max_abs_diff(a.weights, b.weights) > 1e-3);
+        const ref::Attn want = ref::mha(x, head.wq, head.wk, head.wv, 4, false, 1.0 / std::sqrt(8.0));
+        CHECK(ref::max_abs(b.weights, want.weights) < 1e-14);
+        head.heads = model.heads = 1;   // hs = C: the two agree
+        CHECK(max_abs_diff(multi_head_attention(x, head).weights, multi_head_attention(x, model).weights) == 0.0);
+        SUBCASE("'none' and a number") {
+            MhaOptions none = head;
+            none.scale.kind = Scale::Kind::None;
+            const ref::Attn w1 = ref::mha(x, head.wq, head.wk, head.wv, 1, false, 1.0);
+            CHECK(ref::max_abs(multi_head_attention(x, none).weights, w1.weights) < 1e-14);
+        }
+    }
+
+    TEST_CASE("cross-attention takes keys and values from the memory: weights (B, NH, T_out, T_in)") {
+        const Tensor x = randn({2, 3, 4}, 51), mem = randn({2, 6, 4}, 52);
+        MhaOptions o = mha_opts(4, 4, 2, 53);
+        o.has_memory = true;
+        o.memory = mem;
+        const MhaResult r = multi_head_attention(x, o);
+        REQUIRE(r.weights.shape() == Tensor::shape_type{2, 2, 3, 6});
+        REQUIRE(r.out.shape() == Tensor::shape_type{2, 3, 4});
+        const ref::Attn want = ref::mha(x, o.wq, o.wk, o.wv, 2, false, 1.0 / std::sqrt(2.0), &mem);
+        CHECK(ref::max_abs(r.out, want.out) < 1e-13);
+        CHECK(ref::max_abs(r.weights, want.weights) < 1e-14);
+    }
+
+    TEST_CASE("multi-head gradients with respect to x, wq, wk, wv and memory match finite differences") {
+        for (int variant = 0; variant < 3; ++variant) {
+            CAPTURE(variant);   // 0 causal self, 1 bidirectional self, 2 cross
+            const Tensor x = randn({2, 4, 4}, 61);
+            MhaOptions o = mha_opts(4, 6, 2, 62);
+            o.causal = variant == 0;
+            if (variant == 2) { o.has_memory = true; o.memory = randn({2, 3, 4}, 65); }
+            const Tensor g = randn({2, 4, 6}, 66);
+            const MhaGrads an = multi_head_attention_backward(x, g, o);
+            auto loss = [&](const Tensor& xx, const MhaOptions& oo) { return ref::dot(multi_head_attention(xx, oo).out, g); };
+            CHECK(ref::max_abs(an.dx, ref::numeric_grad(x, [&](const Tensor& t) { return loss(t, o); })) < 1e-8);
+            CHECK(ref::max_abs(an.dwq, ref::numeric_grad(o.wq, [&](const Tensor& t) { MhaOptions p = o; p.wq = t; return loss(x, p); })) < 1e-8);
+            CHECK(ref::max_abs(an.dwk, ref::numeric_grad(o.wk, [&](const Tensor& t) { MhaOptions p = o; p.wk = t; return loss(x, p); })) < 1e-8);
+            CHECK(ref::max_abs(an.dwv, ref::numeric_grad(o.wv, [&](const Tensor& t) { MhaOptions p = o; p.wv = t; return loss(x, p); })) < 1e-8);
+            if (variant == 2)
+                CHECK(ref::max_abs(an.dmemory, ref::numeric_grad(o.memory, [&](const Tensor& t) { MhaOptions p = o; p.memory = t; return loss(x, p); })) < 1e-8);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+// Attention Lab core: causal self-attention in float64 on xtensor.
+//
+// This is the public C++ API. Every function here validates its arguments (shapes, ranks,
+// option values, finiteness) and throws attn::Error with a message that names the argument,
+// the expected and the actual shape or value. The kernels behind it assume valid input.
+//
+// Dimension names (llm.c / nanoGPT): B batch, T time, C channels (model width), NH heads,
+// hs head size (hs = D / NH where D is the projected width), Tq / Tk query and key lengths.
+// All tensors are row-major.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <xtensor/xarray.hpp>
+
+namespace attn {
+
+using Tensor = xt::xarray<double>;             // row-major float64, any rank
+using BoolTensor = xt::xarray<std::uint8_t>;   // 1 = allowed, 0 = masked
+using Shape = std::vector<std::size_t>;
+
+// Every rejected input throws this; what() is meant for a person.
+struct Error : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+// Largest tensor (input, output or intermediate) the API accepts: 2^22 float64 = 32 MiB.
+constexpr std::size_t kMaxElements = std::size_t(1) << 22;
+// gradcheck perturbs every input element twice; bound its total work.
+constexpr std::size_t kMaxGradcheckElements = 4096;
+
+std::string shape_str(const Shape& s);   // "(2, 3, 4)"
+
+// ---------------------------------------------------------------------------------------
+// Options as they arrive from JavaScript: a flat map of plain values. Each function that
+// takes options has an overload on Options that rejects unknown keys and wrong types, then
+// calls the typed overload. This is the only place options are checked.
+using OptionValue = std::variant<bool, double, std::string, Tensor, BoolTensor>;
+using Options = std::map<std::string, OptionValue>;
+
+// A shape as JS gives it (numbers), checked: integers >= 1, rank 1..kMaxRank, product equal
+// to `length` and at most kMaxElements. `name` is the argument's name for messages.
+constexpr std::size_t kMaxRank = 6;
+Shape checked_shape(const std::string& name, const std::vector<double>& dims, std::size_t length);
+
+// ---------------------------------------------------------------------------------------
+// Random numbers: one seed gives the same numbers natively and in WebAssembly (the normal
+// transform is ours, not the standard library's; see TOOLCHAIN.md item 7).
+Tensor randn(const Shape& shape, std::uint64_t seed);
+
+// ---------------------------------------------------------------------------------------
+// 18.1 Averaging the past.
+enum class AverageMethod { Loop, Matrix, Softmax };
+// x: (T, C) or (B, T, C) -> same shape; out[t] = mean of x[0..t].
+Tensor causal_average(const Tensor& x, AverageMethod method);
+Tensor causal_average(const Tensor& x, const Options& opts);   // {method}
+// (T, T): row-normalized lower triangle (normalize) or plain lower-triangular ones.
+Tensor averaging_matrix(std::size_t T, bool normalize);
+Tensor averaging_matrix(double T, const Options& opts);        // {normalize}
+// max |a - b| over all elements; a and b must have the same shape. NaN if either has NaN.
+double max_abs_diff(const Tensor& a, const Tensor& b);
+
+// ---------------------------------------------------------------------------------------
+// 18.2 Masked softmax.
+enum class MaskKind { None, Causal, Explicit };
+enum class MaskOrder { Before, After };
+struct SoftmaxOptions {
+    long dim = -1;                 // any axis, negative counts from the end
+    MaskKind mask = MaskKind::None;
+    BoolTensor mask_tensor;        // (Tq, Tk) when mask == Explicit, broadcast over leading axes
+    MaskOrder order = MaskOrder::Before;
+};
+struct SoftmaxResult {
+    Tensor weights;                // same shape as scores
+    // Rows (indices over the non-`dim` axes) with no allowed entry: NaN under Before
+    // (no valid denominator), all zeros under After.
+    std::vector<std::vector<std::size_t>> masked_rows;
+};
+// scores: 1-D to 4-D. Masks act on the last two axes (j <= i for causal, top-left aligned
+// when the two lengths differ, as in PyTorch). Before: fill -inf, then softmax (right).
+// After: softmax, then zero masked entries (rows no longer sum to 1). -inf scores count as
+// masked; NaN and +inf are rejected.
+SoftmaxResult softmax(const Tensor& scores, const SoftmaxOptions& opts);
+SoftmaxResult softmax(const Tensor& scores, const Options& opts);  // {dim, mask, maskOrder}
+
+// ---------------------------------------------------------------------------------------
+// Scale applied to Q K^T.
+struct Scale {
+    enum class Kind { Head, Model, None, Value };
+    Kind kind = Kind::Head;   // Head: 1/sqrt(hs); Model: 1/sqrt(C); None: 1; Value: `value`
+    double value = 1.0;
+    double factor(std::size_t hs, std::size_t C) const;
+};
+
+// 18.3 Scaled dot-product attention.
+struct SdpaOptions {
+    bool causal = false;
+    Scale scale;              // Head or Value (Model needs a model width: use multi_head_attention)
+};
+struct SdpaResult {
+    Tensor out;       // (..., Tq, dv)
+    Tensor weights;   // (..., Tq, Tk)
+    Tensor scores;    // (..., Tq, Tk), scaled, before masking and softmax
+};
+// q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); leading axes equal.
+SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts);
+SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Options& opts);
+
+struct SdpaGrads { Tensor dq, dk, dv; };
+// Analytic backward of sdpa for the upstream gradient grad_out (..., Tq, dv).
+SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,
+                        const SdpaOptions& opts);
+SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,
+                        const Options& opts);
+
+// nn.Linear stores its weight as (out, in) = (d, C); the math layout is (C, d). Transpose.
+Tensor linear_weight_to_math(const Tensor& w);
+Tensor math_weight_to_linear(const Tensor& w);
+
+// ---------------------------------------------------------------------------------------
+// 18.3 / 18.4 / 18.6 Multi-head attention (no output projection).
+struct MhaOptions {
+    Tensor wq, wk, wv;        // (C, D) math layout; head h owns columns h*hs .. (h+1)*hs-1
+    std::size_t heads = 1;
+    bool causal = false;
+    Scale scale;              // Head = 1/sqrt(hs), Model = 1/sqrt(C), None, Value
+    bool has_memory = false;
+    Tensor memory;            // (B, Tin, C): keys and values come from here (cross-attention)
+};
+struct MhaResult {
+    Tensor out;       // (B, T, D)
+    Tensor weights;   // (B, NH, T, Tk)
+    Tensor scores;    // (B, NH, T, Tk), scaled, before masking
+    Tensor q, k, v;   // (B, T, D), (B, Tk, D), (B, Tk, D)
+};
+MhaResult multi_head_attention(const Tensor& x, const MhaOptions& opts);
+MhaResult multi_head_attention(const Tensor& x, const Options& opts);
+
+struct MhaGrads { Tensor dx, dwq, dwk, dwv, dmemory; };  // dmemory empty unless cross
+MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const MhaOptions& opts);
+MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const Options& opts);
+
+// ---------------------------------------------------------------------------------------
+// 18.4 Statistics.
+struct RowStats { Tensor entropy, max_weight; };   // shape of weights without its last axis
+RowStats attention_stats(const Tensor& weights);    // natural-log entropy per row
+
+struct DotVariance { std::vector<double> dims, unscaled, scaled; };
+// For each d: variance of q.k over `samples` seeded draws of q, k ~ N(0, I_d), and of q.k/sqrt(d).
+DotVariance dot_product_variance(const std::vector<double>& dims, double samples, double seed);
+
+struct Sharpening {
+    Tensor weights;         // softmax(factor * logits)
+    Tensor jacobian;        // (n, n): diag(p) - p p^T
+    double jacobian_norm;   // Frobenius norm
+    double entropy;
+    double max_weight;
+};
+Sharpening softmax_sharpening(const Tensor& logits, double factor);
+
+// ---------------------------------------------------------------------------------------
+// 18.5 Positions.
+enum class PositionKind { Learned, Sinusoidal };
+struct PositionOptions { std::size_t t_max = 64; std::uint64_t seed = 0; };
+// (T, C). Learned: the first T rows of a seeded (tMax, C) table (N(0, 1) entries); T > tMax is
+// an error. Sinusoidal: PE[t, 2i] = sin(t / 10000^(2i/C)), PE[t, 2i+1] = cos(same).
+Tensor positions(PositionKind kind, std::size_t T, std::size_t C, const PositionOptions& opts);
+Tensor positions(const std::string& kind, double T, double C, const Options& opts);
+
+struct PermutationOptions {
+    MhaOptions mha;
+    bool use_positions = false;
+    PositionKind position_kind = PositionKind::Learned;
+    PositionOptions pos;
+    std::uint64_t seed = 0;   // seeds the permutation
+};
+struct PermutationResult { double max_diff; std::vector<std::size_t> perm; };
+// max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P of the T axis.
+PermutationResult permutation_check(const Tensor& x, const PermutationOptions& opts);
+PermutationResult permutation_check(const Tensor& x, const Options& opts);
+
+// ---------------------------------------------------------------------------------------
+// 18.7 Checks.
+// max_ratio: the worst |analytic - numeric| / (atol + rtol * |numeric|); the input passes when <= 1.
+struct GradcheckInput { std::string name; double max_abs_error; double max_ratio; bool passed; };
+struct GradcheckResult {
+    bool passed;
+    double eps, atol, rtol;
+    std::vector<GradcheckInput> inputs;
+};
+// Central finite differences of L = sum(out * G) (G seeded N(0, 1)) against the analytic
+// backward, with PyTorch's default tolerances: |analytic - numeric| <= atol + rtol * |numeric|.
+GradcheckResult gradcheck_sdpa(const Tensor& q, const Tensor& k, const Tensor& v,
+                               const SdpaOptions& opts, std::uint64_t seed);
+GradcheckResult gradcheck_mha(const Tensor& x, const MhaOptions& opts, std::uint64_t seed);
+// kind "sdpa": inputs {q, k, v, causal, scale, seed}; kind "mha": {x, wq, wk, wv, heads, ...}.
+GradcheckResult gradcheck(const std::string& kind, const Options& opts);
+
+struct FutureProbeResult {
+    double max_prefix_change;   // over positions <= t: exactly 0 with the causal mask
+    double max_future_change;   // over positions > t
+    Tensor change;              // |out' - out|, (B, T, D)
+};
+// Replace x at positions > t by seeded different values and compare the outputs.
+FutureProbeResult future_probe(const Tensor& x, const MhaOptions& opts, std::size_t t, std::uint64_t seed);
+FutureProbeResult future_probe(const Tensor& x, const Options& opts);   // {..mha, t, seed}
+
+// Inverted dropout: in training each entry is kept with probability 1 - p and scaled by
+// 1 / (1 - p); in evaluation the input comes back unchanged.
+Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
+Tensor dropout(const Tensor& x, const Options& opts);   // {p, training, seed}
+struct DropoutStats { Tensor sample_row_sums, mean_row_sums; };
+// Row sums (over the last axis) of one dropout sample, and their mean over `samples` samples.
+DropoutStats dropout_stats(const Tensor& weights, double p, std::size_t samples, std::uint64_t seed);
+DropoutStats dropout_stats(const Tensor& weights, const Options& opts);  // {p, samples, seed}
+
+}  // namespace attn

@@ -1,0 +1,92 @@
+// Internal helpers shared by the core's sources: the seeded generator, argument checks that
+// build the error messages, and the raw kernels that the public functions call after checking.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+
+namespace attn::detail {
+
+// ---- Random numbers ------------------------------------------------------------------
+// xoshiro256** seeded by splitmix64. Its integer output is fully specified by this code;
+// the normal transform (Marsaglia's polar method) uses only +, -, *, / and sqrt, which are
+// correctly rounded in IEEE-754, plus log_det below, so one seed gives bit-identical
+// numbers under g++/glibc and Emscripten/musl.
+double log_det(double x);   // natural log for x > 0, from +, -, *, / only
+
+class Rng {
+public:
+    explicit Rng(std::uint64_t seed);
+    std::uint64_t next();
+    double uniform();                 // [0, 1), 53 random bits
+    double normal();                  // N(0, 1)
+    std::size_t below(std::size_t n); // uniform integer in [0, n)
+private:
+    std::uint64_t s_[4];
+    bool has_spare_ = false;
+    double spare_ = 0.0;
+};
+
+// ---- Messages and checks -------------------------------------------------------------
+std::string num(double v);     // 3, 0.5, 1e+300, nan
+[[noreturn]] void fail(const std::string& msg);
+
+std::size_t product(const Shape& s);
+void require_rank(const std::string& name, const Tensor& t, std::size_t lo, std::size_t hi,
+                  const std::string& layout);
+// NaN is never allowed; +/-inf only where allow_neg_inf says (softmax scores may hold -inf).
+void require_finite(const std::string& name, const Tensor& t, bool allow_neg_inf = false);
+void require_size(const std::string& what, std::size_t elements);
+std::size_t to_index(const std::string& name, double v, std::size_t lo, std::size_t hi);
+std::uint64_t to_seed(const std::string& name, double v);
+double scale_factor(const Scale& s, std::size_t hs, std::size_t C);
+
+// ---- Options -------------------------------------------------------------------------
+// Reads typed values out of an Options map and rejects keys that were never read.
+class OptionReader {
+public:
+    OptionReader(const Options& opts, std::string fn);
+    bool has(const std::string& key) const;
+    bool boolean(const std::string& key, bool fallback);
+    double number(const std::string& key, double fallback);
+    std::string string(const std::string& key, const std::string& fallback,
+                       std::initializer_list<const char*> allowed);
+    const Tensor* tensor(const std::string& key);
+    const BoolTensor* bool_tensor(const std::string& key);
+    Scale scale(const std::string& key, std::initializer_list<const char*> kinds);
+    const OptionValue* raw(const std::string& key);
+    void finish() const;   // throws on any key not read
+private:
+    const Options& opts_;
+    std::string fn_;
+    std::vector<std::string> used_;
+};
+MhaOptions read_mha_options(OptionReader& r, bool weights_required = true);
+
+// ---- Kernels (no checks) ---------------------------------------------------------------
+// Masked softmax along the last axis of rows of length n. allowed(i, j) tells whether the
+// entry of row i (within its (Tq, Tk) matrix), column j, may be attended.
+// q: (N, Tq, d), k: (N, Tk, d), v: (N, Tk, dv); scores/weights: (N, Tq, Tk); out: (N, Tq, dv).
+void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
+                         std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
+                         double scale, bool causal, double* scores, double* weights, double* out);
+// Given weights from the forward pass: dq (N, Tq, d), dk (N, Tk, d), dv (N, Tk, dv).
+void sdpa_backward_kernel(const double* q, const double* k, const double* v, const double* weights,
+                          const double* dout, std::size_t N, std::size_t Tq, std::size_t Tk,
+                          std::size_t d, std::size_t dv, double scale, double* dq, double* dk,
+                          double* dvv);
+
+// Central finite differences of `loss` at `inputs` against `analytic` (one gradient per input),
+// with PyTorch's default eps 1e-6, atol 1e-5, rtol 1e-3. Exposed so tests can feed it a wrong
+// gradient and see it fail.
+GradcheckResult run_gradcheck(const std::vector<std::string>& names, std::vector<Tensor> inputs,
+                              const std::function<double(const std::vector<Tensor>&)>& loss,
+                              const std::vector<Tensor>& analytic);
+
+}  // namespace attn::detail

@@ -1,0 +1,196 @@
+// 18.3 / 18.4 / 18.6 multi-head attention: projections, the nanoGPT head split, causal
+// self-attention or cross-attention over a memory, and the analytic backward pass.
+#include <algorithm>
+#include <cmath>
+
+#include "internal.hpp"
+
+namespace attn {
+
+using detail::fail;
+
+namespace {
+
+struct MhaDims { std::size_t B, T, C, D, NH, hs, Tk; };
+
+Shape shape_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end()); }
+
+MhaDims check_mha(const Tensor& x, const MhaOptions& o, const std::string& fn) {
+    detail::require_rank(fn + ": x", x, 3, 3, "(B, T, C)");
+    detail::require_finite(fn + ": x", x);
+    MhaDims D;
+    D.B = x.shape()[0];
+    D.T = x.shape()[1];
+    D.C = x.shape()[2];
+    const char* names[3] = {"wq", "wk", "wv"};
+    const Tensor* ws[3] = {&o.wq, &o.wk, &o.wv};
+    for (int i = 0; i < 3; ++i) {
+        const Shape s = shape_of(*ws[i]);
+        if (s.size() != 2 || s[0] != D.C || s[1] == 0)
+            fail(fn + ": " + names[i] + " must have shape (C, D) with C = " + std::to_string(D.C) +
+                 " (the last axis of x " + shape_str(shape_of(x)) + "), got " + shape_str(s));
+    }
+    D.D = o.wq.shape()[1];
+    for (int i = 1; i < 3; ++i)
+        if (ws[i]->shape()[1] != D.D)
+            fail(fn + ": wq, wk and wv must have the same shape (C, D), got wq " + shape_str(shape_of(o.wq)) +
+                 ", wk " + shape_str(shape_of(o.wk)) + ", wv " + shape_str(shape_of(o.wv)));
+    for (int i = 0; i < 3; ++i) detail::require_finite(fn + ": " + names[i], *ws[i]);
+    if (o.heads < 1 || D.D % o.heads != 0)
+        fail(fn + ": heads = " + std::to_string(o.heads) + " does not divide the projected width D = " +
+             std::to_string(D.D) + " (wq " + shape_str(shape_of(o.wq)) + ")");
+    D.NH = o.heads;
+    D.hs = D.D / D.NH;
+    D.Tk = D.T;
+    if (o.has_memory) {
+        const Shape ms = shape_of(o.memory);
+        if (ms.size() != 3 || ms[0] != D.B || ms[2] != D.C || ms[1] == 0)
+            fail(fn + ": memory must have shape (B, Tin, C) = (" + std::to_string(D.B) + ", Tin, " +
+                 std::to_string(D.C) + ") to match x " + shape_str(shape_of(x)) + ", got " + shape_str(ms));
+        detail::require_finite(fn + ": memory", o.memory);
+        D.Tk = ms[1];
+    }
+    detail::require_size(fn + ": weights (B, NH, T, Tk) = " + shape_str({D.B, D.NH, D.T, D.Tk}),
+                         D.B * D.NH * D.T * D.Tk);
+    detail::require_size(fn + ": projections (B, T, D) = " + shape_str({D.B, std::max(D.T, D.Tk), D.D}),
+                         D.B * std::max(D.T, D.Tk) * D.D);
+    return D;
+}
+
+// (B, T, C) x (C, D) -> (B, T, D)
+Tensor project(const Tensor& x, const Tensor& w) {
+    const std::size_t B = x.shape()[0], T = x.shape()[1], C = x.shape()[2], D = w.shape()[1];
+    Tensor y = xt::zeros<double>(Shape{B, T, D});
+    const double* xp = x.data();
+    const double* wp = w.data();
+    double* yp = y.data();
+    for (std::size_t bt = 0; bt < B * T; ++bt)
+        for (std::size_t c = 0; c < C; ++c) {
+            const double a = xp[bt * C + c];
+            for (std::size_t e = 0; e < D; ++e) yp[bt * D + e] += a * wp[c * D + e];
+        }
+    return y;
+}
+
+// (B, T, NH * hs) -> (B, NH, T, hs): head h owns columns h*hs .. (h+1)*hs-1
+Tensor split_heads(const Tensor& y, std::size_t NH) {
+    const std::size_t B = y.shape()[0], T = y.shape()[1], hs = y.shape()[2] / NH;
+    Tensor h = Tensor::from_shape({B, NH, T, hs});
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t n = 0; n < NH; ++n)
+                for (std::size_t e = 0; e < hs; ++e) h(b, n, t, e) = y(b, t, n * hs + e);
+    return h;
+}
+
+// (B, NH, T, hs) -> (B, T, NH * hs)
+Tensor merge_heads(const Tensor& h) {
+    const std::size_t B = h.shape()[0], NH = h.shape()[1], T = h.shape()[2], hs = h.shape()[3];
+    Tensor y = Tensor::from_shape({B, T, NH * hs});
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t n = 0; n < NH; ++n)
+            for (std::size_t t = 0; t < T; ++t)
+                for (std::size_t e = 0; e < hs; ++e) y(b, t, n * hs + e) = h(b, n, t, e);
+    return y;
+}
+
+// sum_b x[b]^T g[b]: (B, T, C), (B, T, D) -> (C, D)
+Tensor weight_grad(const Tensor& x, const Tensor& g) {
+    const std::size_t BT = x.shape()[0] * x.shape()[1], C = x.shape()[2], D = g.shape()[2];
+    Tensor dw = xt::zeros<double>(Shape{C, D});
+    for (std::size_t bt = 0; bt < BT; ++bt)
+        for (std::size_t c = 0; c < C; ++c) {
+            const double a = x.data()[bt * C + c];
+            for (std::size_t e = 0; e < D; ++e) dw.data()[c * D + e] += a * g.data()[bt * D + e];
+        }
+    return dw;
+}
+
+// dx += g w^T: (B, T, D), (C, D) -> (B, T, C)
+void input_grad(const Tensor& g, const Tensor& w, Tensor& dx) {
+    const std::size_t BT = g.shape()[0] * g.shape()[1], D = g.shape()[2], C = w.shape()[0];
+    for (std::size_t bt = 0; bt < BT; ++bt)
+        for (std::size_t c = 0; c < C; ++c) {
+            double s = 0.0;
+            for (std::size_t e = 0; e < D; ++e) s += g.data()[bt * D + e] * w.data()[c * D + e];
+            dx.data()[bt * C + c] += s;
+        }
+}
+
+struct Forward { MhaResult res; Tensor qh, kh, vh; double scale; };
+
+Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D) {
+    Forward f;
+    const Tensor& src = o.has_memory ? o.memory : x;   // cross-attention: K, V from the memory
+    f.res.q = project(x, o.wq);     // (B, T, C) x (C, D) -> (B, T, D)
+    f.res.k = project(src, o.wk);   // (B, Tk, D)
+    f.res.v = project(src, o.wv);   // (B, Tk, D)
+    f.qh = split_heads(f.res.q, D.NH);   // (B, NH, T, hs)
+    f.kh = split_heads(f.res.k, D.NH);   // (B, NH, Tk, hs)
+    f.vh = split_heads(f.res.v, D.NH);
+    f.scale = o.scale.factor(D.hs, D.C);
+    f.res.scores = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
+    f.res.weights = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
+    Tensor oh = Tensor::from_shape({D.B, D.NH, D.T, D.hs});
+    detail::sdpa_forward_kernel(f.qh.data(), f.kh.data(), f.vh.data(), D.B * D.NH, D.T, D.Tk, D.hs,
+                                D.hs, f.scale, o.causal, f.res.scores.data(), f.res.weights.data(),
+                                oh.data());
+    f.res.out = merge_heads(oh);   // (B, NH, T, hs) -> (B, T, D)
+    return f;
+}
+
+}  // namespace
+
+MhaResult multi_head_attention(const Tensor& x, const MhaOptions& opts) {
+    const MhaDims D = check_mha(x, opts, "multiHeadAttention");
+    return forward(x, opts, D).res;
+}
+
+MhaResult multi_head_attention(const Tensor& x, const Options& opts) {
+    detail::OptionReader r(opts, "multiHeadAttention");
+    const MhaOptions o = detail::read_mha_options(r);
+    r.finish();
+    return multi_head_attention(x, o);
+}
+
+MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const MhaOptions& o) {
+    const std::string fn = "multiHeadAttentionBackward";
+    const MhaDims D = check_mha(x, o, fn);
+    const Shape want{D.B, D.T, D.D};
+    if (shape_of(grad_out) != want)
+        fail(fn + ": gradOut must have the shape of the output (B, T, D) = " + shape_str(want) + ", got " +
+             shape_str(shape_of(grad_out)));
+    detail::require_finite(fn + ": gradOut", grad_out);
+    const Forward f = forward(x, o, D);
+    const Tensor& src = o.has_memory ? o.memory : x;
+    // backward of out = merge(oh)
+    const Tensor doh = split_heads(grad_out, D.NH);
+    // backward of the per-head attention
+    Tensor dqh = Tensor::from_shape(f.qh.shape()), dkh = Tensor::from_shape(f.kh.shape()),
+           dvh = Tensor::from_shape(f.vh.shape());
+    detail::sdpa_backward_kernel(f.qh.data(), f.kh.data(), f.vh.data(), f.res.weights.data(), doh.data(),
+                                 D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale, dqh.data(), dkh.data(),
+                                 dvh.data());
+    // backward of the head split
+    const Tensor dq = merge_heads(dqh), dk = merge_heads(dkh), dv = merge_heads(dvh);
+    // backward of q = x wq, k = src wk, v = src wv
+    MhaGrads g;
+    g.dwq = weight_grad(x, dq);
+    g.dwk = weight_grad(src, dk);
+    g.dwv = weight_grad(src, dv);
+    g.dx = xt::zeros<double>(x.shape());
+    input_grad(dq, o.wq, g.dx);
+    Tensor& dsrc = o.has_memory ? (g.dmemory = xt::zeros<double>(o.memory.shape())) : g.dx;
+    input_grad(dk, o.wk, dsrc);
+    input_grad(dv, o.wv, dsrc);
+    return g;
+}
+
+MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const Options& opts) {
+    detail::OptionReader r(opts, "multiHeadAttentionBackward");
+    const MhaOptions o = detail::read_mha_options(r);
+    r.finish();
+    return multi_head_attention_backward(x, grad_out, o);
+}
+
+}  // namespace attn

@@ -1,0 +1,220 @@
+// 18.3 scaled dot-product attention, its backward pass, and the nn.Linear layout helper.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "internal.hpp"
+
+namespace attn {
+
+using detail::fail;
+
+namespace detail {
+
+void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
+                         std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
+                         double scale, bool causal, double* scores, double* weights, double* out) {
+    for (std::size_t n = 0; n < N; ++n) {
+        const double* qn = q + n * Tq * d;
+        const double* kn = k + n * Tk * d;
+        const double* vn = v + n * Tk * dv;
+        for (std::size_t i = 0; i < Tq; ++i) {
+            double* srow = scores + (n * Tq + i) * Tk;
+            double* wrow = weights + (n * Tq + i) * Tk;
+            double* orow = out + (n * Tq + i) * dv;
+            // S = Q K^T * scale   (Tq, d) x (d, Tk) -> (Tq, Tk)
+            for (std::size_t j = 0; j < Tk; ++j) {
+                double s = 0.0;
+                for (std::size_t c = 0; c < d; ++c) s += qn[i * d + c] * kn[j * d + c];
+                srow[j] = s * scale;
+            }
+            // A = softmax(S + M): the mask is -inf before the softmax, so the future gets
+            // exactly zero weight and the visible entries still sum to 1. j <= i keeps j = 0.
+            const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
+            double mx = srow[0];
+            for (std::size_t j = 1; j < visible; ++j) mx = std::max(mx, srow[j]);
+            double sum = 0.0;
+            for (std::size_t j = 0; j < Tk; ++j) {
+                wrow[j] = j < visible ? std::exp(srow[j] - mx) : 0.0;
+                sum += wrow[j];
+            }
+            for (std::size_t j = 0; j < Tk; ++j) wrow[j] /= sum;
+            // Y = A V   (Tq, Tk) x (Tk, dv) -> (Tq, dv)
+            for (std::size_t c = 0; c < dv; ++c) orow[c] = 0.0;
+            for (std::size_t j = 0; j < visible; ++j) {
+                const double a = wrow[j];
+                for (std::size_t c = 0; c < dv; ++c) orow[c] += a * vn[j * dv + c];
+            }
+        }
+    }
+}
+
+void sdpa_backward_kernel(const double* q, const double* k, const double* v, const double* weights,
+                          const double* dout, std::size_t N, std::size_t Tq, std::size_t Tk,
+                          std::size_t d, std::size_t dv, double scale, double* dq, double* dk,
+                          double* dvv) {
+    std::vector<double> dw(Tk);
+    for (std::size_t i = 0; i < N * Tq * d; ++i) dq[i] = 0.0;
+    for (std::size_t i = 0; i < N * Tk * d; ++i) dk[i] = 0.0;
+    for (std::size_t i = 0; i < N * Tk * dv; ++i) dvv[i] = 0.0;
+    for (std::size_t n = 0; n < N; ++n) {
+        const double* qn = q + n * Tq * d;
+        const double* kn = k + n * Tk * d;
+        const double* vn = v + n * Tk * dv;
+        double* dqn = dq + n * Tq * d;
+        double* dkn = dk + n * Tk * d;
+        double* dvn = dvv + n * Tk * dv;
+        for (std::size_t i = 0; i < Tq; ++i) {
+            const double* wrow = weights + (n * Tq + i) * Tk;
+            const double* grow = dout + (n * Tq + i) * dv;
+            // backward of Y = A V: dA = dY V^T, dV += A^T dY
+            double dot = 0.0;
+            for (std::size_t j = 0; j < Tk; ++j) {
+                double s = 0.0;
+                for (std::size_t c = 0; c < dv; ++c) s += grow[c] * vn[j * dv + c];
+                dw[j] = s;
+                dot += s * wrow[j];
+                const double a = wrow[j];
+                for (std::size_t c = 0; c < dv; ++c) dvn[j * dv + c] += a * grow[c];
+            }
+            // backward of A = softmax(S + M): dS = A * (dA - sum(dA * A)); masked A = 0 gives dS = 0
+            // backward of S = Q K^T * scale: dQ += dS K * scale, dK += dS^T Q * scale
+            for (std::size_t j = 0; j < Tk; ++j) {
+                const double ds = wrow[j] * (dw[j] - dot) * scale;
+                if (ds == 0.0) continue;
+                for (std::size_t c = 0; c < d; ++c) {
+                    dqn[i * d + c] += ds * kn[j * d + c];
+                    dkn[j * d + c] += ds * qn[i * d + c];
+                }
+            }
+        }
+    }
+}
+
+}  // namespace detail
+
+namespace {
+
+struct SdpaDims { std::size_t N, Tq, Tk, d, dv; Shape lead; };
+
+SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts,
+                    const std::string& fn) {
+    detail::require_rank(fn + ": q", q, 2, kMaxRank, "(..., Tq, d)");
+    detail::require_rank(fn + ": k", k, 2, kMaxRank, "(..., Tk, d)");
+    detail::require_rank(fn + ": v", v, 2, kMaxRank, "(..., Tk, dv)");
+    const Shape qs(q.shape().begin(), q.shape().end()), ks(k.shape().begin(), k.shape().end()),
+        vs(v.shape().begin(), v.shape().end());
+    const std::size_t r = qs.size();
+    if (ks.size() != r || vs.size() != r || !std::equal(qs.begin(), qs.end() - 2, ks.begin()) ||
+        !std::equal(qs.begin(), qs.end() - 2, vs.begin()))
+        fail(fn + ": q, k and v must share their leading axes, got q " + shape_str(qs) + ", k " +
+             shape_str(ks) + ", v " + shape_str(vs));
+    SdpaDims D;
+    D.lead = Shape(qs.begin(), qs.end() - 2);
+    D.N = detail::product(D.lead);
+    D.Tq = qs[r - 2];
+    D.d = qs[r - 1];
+    D.Tk = ks[r - 2];
+    D.dv = vs[r - 1];
+    if (ks[r - 1] != D.d)
+        fail(fn + ": k must have the same last axis as q (d = " + std::to_string(D.d) + "), got k " +
+             shape_str(ks) + " and q " + shape_str(qs));
+    if (vs[r - 2] != D.Tk)
+        fail(fn + ": v must have as many positions as k (Tk = " + std::to_string(D.Tk) + "), got v " +
+             shape_str(vs) + " and k " + shape_str(ks));
+    if (opts.scale.kind == Scale::Kind::Model)
+        fail(fn + ": scale 'model' needs the model width C; use multiHeadAttention, or pass a number");
+    detail::require_finite(fn + ": q", q);
+    detail::require_finite(fn + ": k", k);
+    detail::require_finite(fn + ": v", v);
+    Shape ss = D.lead;
+    ss.push_back(D.Tq);
+    ss.push_back(D.Tk);
+    detail::require_size(fn + ": scores " + shape_str(ss), D.N * D.Tq * D.Tk);
+    return D;
+}
+
+Shape with_tail(Shape lead, std::size_t a, std::size_t b) {
+    lead.push_back(a);
+    lead.push_back(b);
+    return lead;
+}
+
+SdpaOptions read_sdpa_options(detail::OptionReader& r) {
+    SdpaOptions o;
+    o.causal = r.boolean("causal", false);
+    o.scale = r.scale("scale", {"head", "none"});
+    return o;
+}
+
+}  // namespace
+
+SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts) {
+    const SdpaDims D = check_sdpa(q, k, v, opts, "sdpa");
+    const double scale = opts.scale.factor(D.d, D.d);
+    SdpaResult res;
+    res.scores = Tensor::from_shape(with_tail(D.lead, D.Tq, D.Tk));
+    res.weights = Tensor::from_shape(with_tail(D.lead, D.Tq, D.Tk));
+    res.out = Tensor::from_shape(with_tail(D.lead, D.Tq, D.dv));
+    detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale,
+                                opts.causal, res.scores.data(), res.weights.data(), res.out.data());
+    return res;
+}
+
+SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Options& opts) {
+    detail::OptionReader r(opts, "sdpa");
+    const SdpaOptions o = read_sdpa_options(r);
+    r.finish();
+    return sdpa(q, k, v, o);
+}
+
+SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,
+                        const SdpaOptions& opts) {
+    const SdpaDims D = check_sdpa(q, k, v, opts, "sdpaBackward");
+    const Shape want = with_tail(D.lead, D.Tq, D.dv);
+    const Shape got(grad_out.shape().begin(), grad_out.shape().end());
+    if (got != want)
+        fail("sdpaBackward: gradOut must have the shape of the output (..., Tq, dv) = " + shape_str(want) +
+             ", got " + shape_str(got));
+    detail::require_finite("sdpaBackward: gradOut", grad_out);
+    const double scale = opts.scale.factor(D.d, D.d);
+    // forward keeps what backward needs: the weights
+    Tensor scores = Tensor::from_shape(with_tail(D.lead, D.Tq, D.Tk));
+    Tensor weights = Tensor::from_shape(with_tail(D.lead, D.Tq, D.Tk));
+    Tensor out = Tensor::from_shape(want);
+    detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale,
+                                opts.causal, scores.data(), weights.data(), out.data());
+    SdpaGrads g;
+    g.dq = Tensor::from_shape(q.shape());
+    g.dk = Tensor::from_shape(k.shape());
+    g.dv = Tensor::from_shape(v.shape());
+    detail::sdpa_backward_kernel(q.data(), k.data(), v.data(), weights.data(), grad_out.data(), D.N,
+                                 D.Tq, D.Tk, D.d, D.dv, scale, g.dq.data(), g.dk.data(), g.dv.data());
+    return g;
+}
+
+SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,
+                        const Options& opts) {
+    detail::OptionReader r(opts, "sdpaBackward");
+    const SdpaOptions o = read_sdpa_options(r);
+    r.finish();
+    return sdpa_backward(q, k, v, grad_out, o);
+}
+
+static Tensor transpose2d(const Tensor& w, const std::string& fn, const std::string& layout) {
+    detail::require_rank(fn + ": w", w, 2, 2, layout);
+    const std::size_t a = w.shape()[0], b = w.shape()[1];
+    Tensor t = Tensor::from_shape({b, a});
+    for (std::size_t i = 0; i < a; ++i)
+        for (std::size_t j = 0; j < b; ++j) t(j, i) = w(i, j);
+    return t;
+}
+
+Tensor linear_weight_to_math(const Tensor& w) {
+    return transpose2d(w, "linearWeightToMath", "an nn.Linear weight (d, C)");
+}
+Tensor math_weight_to_linear(const Tensor& w) {
+    return transpose2d(w, "mathWeightToLinear", "a math-layout weight (C, d)");
+}
+
+}  // namespace attn

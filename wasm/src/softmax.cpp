@@ -1,0 +1,213 @@
+// 18.1 averaging the past and 18.2 masked softmax.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "internal.hpp"
+
+namespace attn {
+
+using detail::fail;
+
+static const double kNegInf = -std::numeric_limits<double>::infinity();
+
+// ---- 18.1 ------------------------------------------------------------------------------
+Tensor averaging_matrix(std::size_t T, bool normalize) {
+    if (T < 1) fail("averagingMatrix: T must be >= 1, got 0");
+    detail::require_size("averagingMatrix: A (T, T) = " + shape_str({T, T}), T * T);
+    Tensor A = xt::zeros<double>(Shape{T, T});   // (T, T): row t receives, column j gives
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t j = 0; j <= t; ++j) A(t, j) = normalize ? 1.0 / double(t + 1) : 1.0;
+    return A;
+}
+
+Tensor averaging_matrix(double T, const Options& opts) {
+    detail::OptionReader r(opts, "averagingMatrix");
+    const bool normalize = r.boolean("normalize", true);
+    r.finish();
+    return averaging_matrix(detail::to_index("averagingMatrix: T", T, 1, kMaxElements), normalize);
+}
+
+// y[b] = A x[b] for A (T, T) broadcast over the batch; x (B, T, C).
+static Tensor apply_rows(const Tensor& A, const Tensor& x3) {
+    const std::size_t B = x3.shape()[0], T = x3.shape()[1], C = x3.shape()[2];
+    Tensor y = xt::zeros<double>(Shape{B, T, C});
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t j = 0; j < T; ++j) {   // all columns: the matrix product, zeros included
+                const double a = A(t, j);
+                for (std::size_t c = 0; c < C; ++c) y(b, t, c) += a * x3(b, j, c);
+            }
+    return y;
+}
+
+Tensor causal_average(const Tensor& x, AverageMethod method) {
+    detail::require_rank("causalAverage: x", x, 2, 3, "(T, C) or (B, T, C)");
+    detail::require_finite("causalAverage: x", x);
+    const bool batched = x.dimension() == 3;
+    const std::size_t B = batched ? x.shape()[0] : 1, T = x.shape()[batched ? 1 : 0],
+                      C = x.shape()[batched ? 2 : 1];
+    detail::require_size("causalAverage: A (T, T) = " + shape_str({T, T}), T * T);
+    Tensor x3 = x;
+    x3.reshape({B, T, C});
+    Tensor y;
+    if (method == AverageMethod::Loop) {
+        y = xt::zeros<double>(Shape{B, T, C});
+        for (std::size_t b = 0; b < B; ++b)
+            for (std::size_t t = 0; t < T; ++t)
+                for (std::size_t c = 0; c < C; ++c) {   // out[t] = x[0..t].mean(0)
+                    double s = 0.0;
+                    for (std::size_t j = 0; j <= t; ++j) s += x3(b, j, c);
+                    y(b, t, c) = s / double(t + 1);
+                }
+    } else if (method == AverageMethod::Matrix) {
+        y = apply_rows(averaging_matrix(T, true), x3);
+    } else {
+        SoftmaxOptions so;
+        so.mask = MaskKind::Causal;   // zeros where allowed, -inf in the future
+        y = apply_rows(softmax(xt::zeros<double>(Shape{T, T}), so).weights, x3);
+    }
+    y.reshape(x.shape());
+    return y;
+}
+
+Tensor causal_average(const Tensor& x, const Options& opts) {
+    detail::OptionReader r(opts, "causalAverage");
+    const std::string m = r.string("method", "matrix", {"loop", "matrix", "softmax"});
+    r.finish();
+    return causal_average(x, m == "loop" ? AverageMethod::Loop
+                             : m == "matrix" ? AverageMethod::Matrix : AverageMethod::Softmax);
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+    if (a.shape() != b.shape()) {
+        fail("maxAbsDiff: a and b must have the same shape, got " +
+             shape_str(Shape(a.shape().begin(), a.shape().end())) + " and " +
+             shape_str(Shape(b.shape().begin(), b.shape().end())));
+    }
+    double m = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double d = std::fabs(a.data()[i] - b.data()[i]);
+        if (std::isnan(d)) return std::numeric_limits<double>::quiet_NaN();
+        if (d > m) m = d;
+    }
+    return m;
+}
+
+// ---- 18.2 ------------------------------------------------------------------------------
+SoftmaxResult softmax(const Tensor& scores, const SoftmaxOptions& opts) {
+    detail::require_rank("softmax: scores", scores, 1, 4, "a tensor of rank 1 to 4");
+    detail::require_finite("softmax: scores", scores, /*allow_neg_inf=*/true);
+    const std::size_t r = scores.dimension();
+    const Shape shape(scores.shape().begin(), scores.shape().end());
+    if (opts.dim < -long(r) || opts.dim >= long(r))
+        fail("softmax: dim must be in [" + std::to_string(-long(r)) + ", " + std::to_string(r - 1) +
+             "] for scores of shape " + shape_str(shape) + ", got " + std::to_string(opts.dim));
+    const std::size_t dim = std::size_t(opts.dim < 0 ? opts.dim + long(r) : opts.dim);
+    if (opts.mask != MaskKind::None && r < 2)
+        fail(std::string("softmax: mask '") + (opts.mask == MaskKind::Causal ? "causal" : "tensor") +
+             "' acts on the last two axes and needs scores of rank >= 2, got shape " + shape_str(shape));
+    const std::size_t rows = r >= 2 ? shape[r - 2] : 1, cols = shape[r - 1];
+    if (opts.mask == MaskKind::Explicit) {
+        const Shape ms(opts.mask_tensor.shape().begin(), opts.mask_tensor.shape().end());
+        if (ms != Shape{rows, cols})
+            fail("softmax: mask must have shape (Tq, Tk) = " + shape_str({rows, cols}) +
+                 " to match scores " + shape_str(shape) + ", got " + shape_str(ms));
+    }
+
+    std::size_t outer = 1, inner = 1;
+    for (std::size_t a = 0; a < dim; ++a) outer *= shape[a];
+    for (std::size_t a = dim + 1; a < r; ++a) inner *= shape[a];
+    const std::size_t n = shape[dim];
+    const double* s = scores.data();
+    auto allowed = [&](std::size_t f) {
+        if (s[f] == kNegInf) return false;
+        if (opts.mask == MaskKind::None) return true;
+        const std::size_t i = (f / cols) % rows, j = f % cols;
+        return opts.mask == MaskKind::Causal ? j <= i : opts.mask_tensor(i, j) != 0;
+    };
+
+    SoftmaxResult res;
+    res.weights = Tensor::from_shape(shape);
+    double* w = res.weights.data();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (std::size_t o = 0; o < outer; ++o)
+        for (std::size_t in = 0; in < inner; ++in) {
+            const std::size_t base = o * n * inner + in;
+            bool any_allowed = false, any_finite = false;
+            double mx = kNegInf, mx_all = kNegInf;
+            for (std::size_t j = 0; j < n; ++j) {
+                const std::size_t f = base + j * inner;
+                if (s[f] != kNegInf) { any_finite = true; mx_all = std::max(mx_all, s[f]); }
+                if (allowed(f)) { any_allowed = true; mx = std::max(mx, s[f]); }
+            }
+            if (!any_allowed) {   // record the row by its index over the non-dim axes
+                std::vector<std::size_t> idx;
+                std::size_t rem = o;
+                std::vector<std::size_t> lead(dim), tail(r - dim - 1);
+                for (std::size_t a = dim; a-- > 0;) { lead[a] = rem % shape[a]; rem /= shape[a]; }
+                rem = in;
+                for (std::size_t a = r; a-- > dim + 1;) { tail[a - dim - 1] = rem % shape[a]; rem /= shape[a]; }
+                idx.insert(idx.end(), lead.begin(), lead.end());
+                idx.insert(idx.end(), tail.begin(), tail.end());
+                res.masked_rows.push_back(idx);
+            }
+            if (opts.order == MaskOrder::Before) {
+                // -inf before the softmax: masked entries get exp(-inf) = 0 and the allowed ones
+                // share the whole unit of weight. With nothing allowed there is no denominator: NaN.
+                if (!any_allowed) {
+                    for (std::size_t j = 0; j < n; ++j) w[base + j * inner] = nan;
+                    continue;
+                }
+                double sum = 0.0;
+                for (std::size_t j = 0; j < n; ++j) {
+                    const std::size_t f = base + j * inner;
+                    w[f] = allowed(f) ? std::exp(s[f] - mx) : 0.0;
+                    sum += w[f];
+                }
+                for (std::size_t j = 0; j < n; ++j) w[base + j * inner] /= sum;
+            } else {
+                // Softmax over everything, then zero the masked entries: the rest no longer sums to 1.
+                if (!any_finite) {
+                    for (std::size_t j = 0; j < n; ++j) w[base + j * inner] = nan;
+                    continue;
+                }
+                double sum = 0.0;
+                for (std::size_t j = 0; j < n; ++j) {
+                    const std::size_t f = base + j * inner;
+                    w[f] = s[f] == kNegInf ? 0.0 : std::exp(s[f] - mx_all);
+                    sum += w[f];
+                }
+                for (std::size_t j = 0; j < n; ++j) {
+                    const std::size_t f = base + j * inner;
+                    w[f] = allowed(f) ? w[f] / sum : 0.0;
+                }
+            }
+        }
+    return res;
+}
+
+SoftmaxResult softmax(const Tensor& scores, const Options& opts) {
+    detail::OptionReader r(opts, "softmax");
+    SoftmaxOptions so;
+    const double dim = r.number("dim", -1);
+    if (dim != std::floor(dim) || std::fabs(dim) > 64)
+        fail("softmax: option 'dim' must be a whole number, got " + detail::num(dim));
+    so.dim = long(dim);
+    if (const BoolTensor* m = r.bool_tensor("mask")) {
+        if (m->dimension() != 2)
+            fail("softmax: mask must have shape (Tq, Tk), got " +
+                 shape_str(Shape(m->shape().begin(), m->shape().end())));
+        so.mask = MaskKind::Explicit;
+        so.mask_tensor = *m;
+    } else {
+        const std::string k = r.string("mask", "none", {"none", "causal"});
+        so.mask = k == "causal" ? MaskKind::Causal : MaskKind::None;
+    }
+    so.order = r.string("maskOrder", "before", {"before", "after"}) == "after" ? MaskOrder::After
+                                                                             : MaskOrder::Before;
+    r.finish();
+    return softmax(scores, so);
+}
+
+}  // namespace attn
