@@ -40,6 +40,7 @@ TEST_SUITE("errors") {
         Options o{{"method", std::string("mean")}};
         CHECK_THROWS_WITH_AS(causal_average(Tensor{{1.0, 2.0}}, o),
                              "causalAverage: option 'method' must be 'loop', 'matrix' or 'softmax', got 'mean'", Error);
+        CHECK_THROWS_WITH_AS(softmax(Tensor{1.0, 2.0}, Options{{"dimension", 0.0}}), "softmax: unknown option 'dimension' (known: dim, mask, maskOrder)", Error);
         Options u{{"methd", std::string("loop")}};
         CHECK_THROWS_WITH_AS(causal_average(Tensor{{1.0, 2.0}}, u), "causalAverage: unknown option 'methd' (known: method)", Error);
     }

@@ -286,8 +286,11 @@ Scale OptionReader::scale(const std::string& key, std::initializer_list<const ch
 void OptionReader::finish() const {
     for (const auto& kv : opts_)
         if (std::find(used_.begin(), used_.end(), kv.first) == used_.end()) {
+            std::vector<std::string> names;
+            for (const auto& u : used_)
+                if (std::find(names.begin(), names.end(), u) == names.end()) names.push_back(u);
             std::string known;
-            for (std::size_t i = 0; i < used_.size(); ++i) known += (i ? ", " : "") + used_[i];
+            for (std::size_t i = 0; i < names.size(); ++i) known += (i ? ", " : "") + names[i];
             fail(fn_ + ": unknown option '" + kv.first + "' (known: " + (known.empty() ? "none" : known) + ")");
         }
 }

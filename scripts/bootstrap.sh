@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Install what the lab needs and is missing; idempotent. Debian packages with apt-get (as root;
+# otherwise print the exact command and stop), npm packages from package-lock.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# package -> a file that proves it is installed
+declare -A probe=(
+  [cmake]=/usr/bin/cmake
+  [g++]=/usr/bin/g++
+  [make]=/usr/bin/make
+  [emscripten]=/usr/bin/em++
+  [xtensor-dev]=/usr/include/xtensor/xarray.hpp
+  [doctest-dev]=/usr/include/doctest/doctest.h
+)
+missing=()
+for pkg in "${!probe[@]}"; do [[ -e ${probe[$pkg]} ]] || missing+=("$pkg"); done
+if ((${#missing[@]})); then
+  IFS=$'\n' missing=($(sort <<<"${missing[*]}")); unset IFS
+  cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "bootstrap: missing Debian packages: ${missing[*]}" >&2
+    echo "bootstrap: run as root:  sudo sh -c '$cmd'" >&2
+    exit 1
+  fi
+  echo "bootstrap: installing ${missing[*]}"
+  sh -c "$cmd" >/dev/null
+fi
+
+# npm packages, exactly as locked, when node_modules is missing or older than the lock.
+if [[ -f package-lock.json ]] && grep -q '"node_modules/' package-lock.json; then
+  if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+    echo "bootstrap: npm ci"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+fi

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Every suite: the native doctest suite (through ctest), then the WASM module in Node
+# (node --test, including the native-vs-WASM golden cases). Fails if any suite fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh || exit 1
+bash scripts/build.sh all || { echo "test: build failed" >&2; exit 1; }
+
+status=0
+echo "== native: doctest through ctest"
+ctest --test-dir build/native --output-on-failure || status=1
+echo "== golden cases from the native build"
+build/native/attn_golden build/golden.json || status=1
+echo "== WASM in Node: node --test"
+node --test tests/node/ || status=1
+exit $status

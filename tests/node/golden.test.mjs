@@ -1,0 +1,64 @@
+// The WASM build reproduces the native build's seeded cases (build/golden.json, written by
+// attn_golden): randn bit for bit, every other number to 1e-15 relative to max(1, |value|).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { loadCore } from '../../wasm/js/index.js';
+
+const goldenPath = new URL('../../build/golden.json', import.meta.url);
+const golden = JSON.parse(readFileSync(goldenPath, 'utf8'));
+const core = await loadCore();
+
+const fromJson = (v) => (v === null ? NaN : v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : v);
+
+function compare(got, want, path, tol) {
+  if (want !== null && typeof want === 'object' && !Array.isArray(want) && 'shape' in want && 'data' in want) {
+    assert.deepEqual(got.shape, want.shape, `${path}.shape`);
+    assert.equal(got.data.length, want.data.length, `${path}.data.length`);
+    let worst = 0;
+    for (let i = 0; i < want.data.length; i++) {
+      const w = fromJson(want.data[i]);
+      const g = got.data[i];
+      if (Number.isNaN(w)) { assert.ok(Number.isNaN(g), `${path}.data[${i}] should be NaN, got ${g}`); continue; }
+      if (tol === 0) assert.ok(Object.is(g, w), `${path}.data[${i}]: ${g} !== ${w} (bit-identical expected)`);
+      worst = Math.max(worst, Math.abs(g - w) / Math.max(1, Math.abs(w)));
+    }
+    assert.ok(worst <= tol, `${path}: max relative difference ${worst} > ${tol}`);
+    for (const key of Object.keys(want)) if (key !== 'shape' && key !== 'data') compare(got[key], want[key], `${path}.${key}`, tol);
+    return;
+  }
+  if (Array.isArray(want)) {
+    assert.equal(got.length, want.length, `${path}.length`);
+    want.forEach((w, i) => compare(got[i], w, `${path}[${i}]`, tol));
+    return;
+  }
+  if (want !== null && typeof want === 'object') {
+    for (const key of Object.keys(want)) compare(got[key], want[key], `${path}.${key}`, tol);
+    return;
+  }
+  if (typeof want === 'number' || want === null) {
+    const w = fromJson(want);
+    if (Number.isNaN(w)) return assert.ok(Number.isNaN(got), `${path} should be NaN`);
+    assert.ok(Math.abs(got - w) <= tol * Math.max(1, Math.abs(w)), `${path}: ${got} vs native ${w}`);
+    return;
+  }
+  assert.equal(got, want, path);
+}
+
+test('the golden file holds the expected cases', () => {
+  assert.match(golden.generator, /native/);
+  assert.ok(golden.cases.length >= 30, `only ${golden.cases.length} cases`);
+  const fns = new Set(golden.cases.map((c) => c.fn));
+  for (const fn of ['randn', 'causalAverage', 'softmax', 'sdpa', 'sdpaBackward', 'multiHeadAttention',
+    'multiHeadAttentionBackward', 'positions', 'permutationCheck', 'futureProbe', 'gradcheck', 'dropout']) {
+    assert.ok(fns.has(fn), `no golden case for ${fn}`);
+  }
+});
+
+for (const c of golden.cases) {
+  test(`WASM reproduces native: ${c.name}`, () => {
+    const args = c.args.map((a) => a);
+    const got = core[c.fn](...args);
+    compare(got, c.result, c.fn, c.fn === 'randn' ? 0 : 1e-15);
+  });
+}

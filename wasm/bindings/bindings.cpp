@@ -1,0 +1,333 @@
+// The only file that knows about Emscripten. It converts JS values to the core's types and
+// back, and turns C++ exceptions into {__error: message} results.
+//
+// Why not throw a JS Error from here: a JS exception unwinding through WASM frames skips C++
+// destructors, so every live std::string or tensor would leak. Instead each function catches,
+// lets its C++ objects die, and returns the message; wasm/js/index.js throws the Error.
+// No Embind class crosses the boundary: arguments and results are plain JS objects and typed
+// arrays (copied), so JS never holds a handle that needs .delete().
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+#include <malloc.h>
+
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+
+using emscripten::val;
+using namespace attn;
+
+namespace {
+
+// ---- JS -> C++ -----------------------------------------------------------------------------
+// The JS layer has already made every tensor {shape: number[], data: Float64Array | Uint8Array}.
+Shape read_shape(const std::string& name, const val& t, std::size_t length) {
+    const std::vector<double> dims = emscripten::convertJSArrayToNumberVector<double>(t["shape"]);
+    return checked_shape(name, dims, length);
+}
+
+Tensor to_tensor(const std::string& name, const val& t) {
+    const val data = t["data"];
+    const std::size_t n = data["length"].as<std::size_t>();
+    const Shape s = read_shape(name, t, n);
+    Tensor out = Tensor::from_shape(s);
+    val(emscripten::typed_memory_view(n, out.data())).call<void>("set", data);
+    return out;
+}
+
+BoolTensor to_bool_tensor(const std::string& name, const val& t) {
+    const val data = t["data"];
+    const std::size_t n = data["length"].as<std::size_t>();
+    const Shape s = read_shape(name, t, n);
+    BoolTensor out = BoolTensor::from_shape(s);
+    val(emscripten::typed_memory_view(n, out.data())).call<void>("set", data);
+    return out;
+}
+
+Options to_options(const val& obj) {
+    Options opts;
+    if (obj.isUndefined() || obj.isNull()) return opts;
+    const val keys = val::global("Object").call<val>("keys", obj);
+    const std::size_t n = keys["length"].as<std::size_t>();
+    const val uint8 = val::global("Uint8Array");
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::string key = keys[i].as<std::string>();
+        const val v = obj[key];
+        const std::string type = v.typeOf().as<std::string>();
+        if (type == "undefined") continue;
+        if (type == "boolean") opts[key] = v.as<bool>();
+        else if (type == "number") opts[key] = v.as<double>();
+        else if (type == "string") opts[key] = v.as<std::string>();
+        else if (v["data"].instanceof(uint8)) opts[key] = to_bool_tensor("option '" + key + "'", v);
+        else opts[key] = to_tensor("option '" + key + "'", v);
+    }
+    return opts;
+}
+
+// ---- C++ -> JS -----------------------------------------------------------------------------
+val from_tensor(const Tensor& t) {
+    val o = val::object();
+    val shape = val::array();
+    for (std::size_t i = 0; i < t.dimension(); ++i) shape.call<void>("push", double(t.shape()[i]));
+    o.set("shape", shape);
+    // slice() copies out of WASM memory: a view would die when memory grows (TOOLCHAIN.md item 5)
+    o.set("data", val(emscripten::typed_memory_view(t.size(), t.data())).call<val>("slice"));
+    return o;
+}
+
+val from_vector(const std::vector<double>& v) {
+    val a = val::array();
+    for (double x : v) a.call<void>("push", x);
+    return a;
+}
+
+template <class F>
+val guarded(F&& f) {
+    std::string message;
+    try {
+        return f();
+    } catch (const Error& e) {
+        message = e.what();
+    } catch (const std::bad_alloc&) {
+        message = "out of memory: the inputs are too large for this browser tab";
+    } catch (const std::exception& e) {
+        message = std::string("internal error: ") + e.what();
+    }
+    val out = val::object();
+    out.set("__error", message);
+    return out;
+}
+
+// ---- the API ---------------------------------------------------------------------------------
+val js_randn(val shape, double seed) {
+    return guarded([&] {
+        const std::vector<double> dims = emscripten::convertJSArrayToNumberVector<double>(shape);
+        double total = 1;
+        for (double d : dims) total *= d;
+        const Shape s = checked_shape("randn: shape", dims, total >= 0 && total <= double(kMaxElements) ? std::size_t(total) : 0);
+        if (!(seed >= 0 && seed <= 9007199254740991.0) || seed != double(std::uint64_t(seed)))
+            throw Error("randn: seed must be a whole number from 0 to 2^53 - 1");
+        return from_tensor(randn(s, std::uint64_t(seed)));
+    });
+}
+
+val js_causal_average(val x, val opts) {
+    return guarded([&] { return from_tensor(causal_average(to_tensor("causalAverage: x", x), to_options(opts))); });
+}
+
+val js_averaging_matrix(double T, val opts) {
+    return guarded([&] { return from_tensor(averaging_matrix(T, to_options(opts))); });
+}
+
+val js_max_abs_diff(val a, val b) {
+    return guarded([&] {
+        return val(max_abs_diff(to_tensor("maxAbsDiff: a", a), to_tensor("maxAbsDiff: b", b)));
+    });
+}
+
+val js_softmax(val scores, val opts) {
+    return guarded([&] {
+        const SoftmaxResult r = softmax(to_tensor("softmax: scores", scores), to_options(opts));
+        val o = from_tensor(r.weights);
+        val rows = val::array();
+        for (const auto& idx : r.masked_rows) {
+            val a = val::array();
+            for (std::size_t i : idx) a.call<void>("push", double(i));
+            rows.call<void>("push", a);
+        }
+        o.set("maskedRows", rows);
+        return o;
+    });
+}
+
+val js_sdpa(val q, val k, val v, val opts) {
+    return guarded([&] {
+        const SdpaResult r = sdpa(to_tensor("sdpa: q", q), to_tensor("sdpa: k", k), to_tensor("sdpa: v", v), to_options(opts));
+        val o = val::object();
+        o.set("out", from_tensor(r.out));
+        o.set("weights", from_tensor(r.weights));
+        o.set("scores", from_tensor(r.scores));
+        return o;
+    });
+}
+
+val js_sdpa_backward(val q, val k, val v, val g, val opts) {
+    return guarded([&] {
+        const SdpaGrads r = sdpa_backward(to_tensor("sdpaBackward: q", q), to_tensor("sdpaBackward: k", k),
+                                          to_tensor("sdpaBackward: v", v), to_tensor("sdpaBackward: gradOut", g),
+                                          to_options(opts));
+        val o = val::object();
+        o.set("dq", from_tensor(r.dq));
+        o.set("dk", from_tensor(r.dk));
+        o.set("dv", from_tensor(r.dv));
+        return o;
+    });
+}
+
+val js_linear_weight_to_math(val w) {
+    return guarded([&] { return from_tensor(linear_weight_to_math(to_tensor("linearWeightToMath: w", w))); });
+}
+
+val js_math_weight_to_linear(val w) {
+    return guarded([&] { return from_tensor(math_weight_to_linear(to_tensor("mathWeightToLinear: w", w))); });
+}
+
+val js_mha(val x, val opts) {
+    return guarded([&] {
+        const MhaResult r = multi_head_attention(to_tensor("multiHeadAttention: x", x), to_options(opts));
+        val o = val::object();
+        o.set("out", from_tensor(r.out));
+        o.set("weights", from_tensor(r.weights));
+        o.set("scores", from_tensor(r.scores));
+        o.set("q", from_tensor(r.q));
+        o.set("k", from_tensor(r.k));
+        o.set("v", from_tensor(r.v));
+        return o;
+    });
+}
+
+val js_mha_backward(val x, val g, val opts) {
+    return guarded([&] {
+        const MhaGrads r = multi_head_attention_backward(to_tensor("multiHeadAttentionBackward: x", x),
+                                                         to_tensor("multiHeadAttentionBackward: gradOut", g),
+                                                         to_options(opts));
+        val o = val::object();
+        o.set("dx", from_tensor(r.dx));
+        o.set("dwq", from_tensor(r.dwq));
+        o.set("dwk", from_tensor(r.dwk));
+        o.set("dwv", from_tensor(r.dwv));
+        if (r.dmemory.size() > 0) o.set("dmemory", from_tensor(r.dmemory));
+        return o;
+    });
+}
+
+val js_attention_stats(val w) {
+    return guarded([&] {
+        const RowStats r = attention_stats(to_tensor("attentionStats: weights", w));
+        val o = val::object();
+        o.set("entropy", from_tensor(r.entropy));
+        o.set("maxWeight", from_tensor(r.max_weight));
+        return o;
+    });
+}
+
+val js_dot_product_variance(val dims, double samples, double seed) {
+    return guarded([&] {
+        const DotVariance r = dot_product_variance(emscripten::convertJSArrayToNumberVector<double>(dims), samples, seed);
+        val o = val::object();
+        o.set("dims", from_vector(r.dims));
+        o.set("unscaled", from_vector(r.unscaled));
+        o.set("scaled", from_vector(r.scaled));
+        return o;
+    });
+}
+
+val js_softmax_sharpening(val logits, double factor) {
+    return guarded([&] {
+        const Sharpening r = softmax_sharpening(to_tensor("softmaxSharpening: logits", logits), factor);
+        val o = val::object();
+        o.set("weights", from_tensor(r.weights));
+        o.set("jacobian", from_tensor(r.jacobian));
+        o.set("jacobianNorm", r.jacobian_norm);
+        o.set("entropy", r.entropy);
+        o.set("maxWeight", r.max_weight);
+        return o;
+    });
+}
+
+val js_positions(std::string kind, double T, double C, val opts) {
+    return guarded([&] { return from_tensor(positions(kind, T, C, to_options(opts))); });
+}
+
+val js_permutation_check(val x, val opts) {
+    return guarded([&] {
+        const PermutationResult r = permutation_check(to_tensor("permutationCheck: x", x), to_options(opts));
+        val o = val::object();
+        o.set("maxDiff", r.max_diff);
+        std::vector<double> perm(r.perm.begin(), r.perm.end());
+        o.set("perm", from_vector(perm));
+        return o;
+    });
+}
+
+val js_gradcheck(std::string kind, val opts) {
+    return guarded([&] {
+        const GradcheckResult r = gradcheck(kind, to_options(opts));
+        val o = val::object();
+        o.set("passed", r.passed);
+        o.set("eps", r.eps);
+        o.set("atol", r.atol);
+        o.set("rtol", r.rtol);
+        val inputs = val::object();
+        for (const auto& i : r.inputs) {
+            val e = val::object();
+            e.set("maxAbsError", i.max_abs_error);
+            e.set("maxRatio", i.max_ratio);
+            e.set("passed", i.passed);
+            inputs.set(i.name, e);
+        }
+        o.set("inputs", inputs);
+        return o;
+    });
+}
+
+val js_future_probe(val x, val opts) {
+    return guarded([&] {
+        const FutureProbeResult r = future_probe(to_tensor("futureProbe: x", x), to_options(opts));
+        val o = val::object();
+        o.set("maxPrefixChange", r.max_prefix_change);
+        o.set("maxFutureChange", r.max_future_change);
+        o.set("change", from_tensor(r.change));
+        return o;
+    });
+}
+
+val js_dropout(val x, val opts) {
+    return guarded([&] { return from_tensor(dropout(to_tensor("dropout: x", x), to_options(opts))); });
+}
+
+val js_dropout_stats(val w, val opts) {
+    return guarded([&] {
+        const DropoutStats r = dropout_stats(to_tensor("dropoutStats: weights", w), to_options(opts));
+        val o = val::object();
+        o.set("sampleRowSums", from_tensor(r.sample_row_sums));
+        o.set("meanRowSums", from_tensor(r.mean_row_sums));
+        return o;
+    });
+}
+
+// Diagnostics for the memory tests: bytes malloc has handed out and not taken back, and the
+// size of the WASM memory.
+val js_memory_stats() {
+    val o = val::object();
+    o.set("heapInUse", double(mallinfo().uordblks));
+    o.set("memoryBytes", double(__builtin_wasm_memory_size(0)) * 65536.0);
+    return o;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_lab) {
+    emscripten::function("randn", &js_randn);
+    emscripten::function("causalAverage", &js_causal_average);
+    emscripten::function("averagingMatrix", &js_averaging_matrix);
+    emscripten::function("maxAbsDiff", &js_max_abs_diff);
+    emscripten::function("softmax", &js_softmax);
+    emscripten::function("sdpa", &js_sdpa);
+    emscripten::function("sdpaBackward", &js_sdpa_backward);
+    emscripten::function("linearWeightToMath", &js_linear_weight_to_math);
+    emscripten::function("mathWeightToLinear", &js_math_weight_to_linear);
+    emscripten::function("multiHeadAttention", &js_mha);
+    emscripten::function("multiHeadAttentionBackward", &js_mha_backward);
+    emscripten::function("attentionStats", &js_attention_stats);
+    emscripten::function("dotProductVariance", &js_dot_product_variance);
+    emscripten::function("softmaxSharpening", &js_softmax_sharpening);
+    emscripten::function("positions", &js_positions);
+    emscripten::function("permutationCheck", &js_permutation_check);
+    emscripten::function("gradcheck", &js_gradcheck);
+    emscripten::function("futureProbe", &js_future_probe);
+    emscripten::function("dropout", &js_dropout);
+    emscripten::function("dropoutStats", &js_dropout_stats);
+    emscripten::function("memoryStats", &js_memory_stats);
+}
