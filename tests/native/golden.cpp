@@ -106,6 +106,13 @@ int main(int argc, char** argv) {
         Options o{{"mask", mask}};
         add("softmax boolean mask with a fully masked row", "softmax", {tensor(s4), obj({{"mask", tensor(mask)}})}, softmax_json(softmax(s4, o)));
     }
+    {
+        Options d1{{"dim", 1.0}};
+        add("sum dim 1", "sum", {tensor(s4), obj({{"dim", "1"}})}, tensor(sum_along(s4, d1)));
+        const Tensor a = averaging_matrix(5, false);
+        add("matmul lower triangle x batch", "matmul", {tensor(a), tensor(xa)}, tensor(matmul(a, xa)));
+        add("maskMatrix causal 3x5", "maskMatrix", {"3", "5", obj({{"causal", "true"}})}, tensor(mask_matrix(3, 5, true)));
+    }
     // 18.3
     const Tensor q = randn({2, 3, 5, 4}, 13), k = randn({2, 3, 7, 4}, 14), v = randn({2, 3, 7, 3}, 15);
     for (bool causal : {true, false}) {
@@ -114,6 +121,9 @@ int main(int argc, char** argv) {
         const std::string os = obj({{"causal", boolean(causal)}, {"scale", causal ? str("head") : "0.3"}});
         add(std::string("sdpa cross-length ") + (causal ? "causal" : "scale 0.3"), "sdpa", {tensor(q), tensor(k), tensor(v), os},
             obj({{"out", tensor(r.out)}, {"weights", tensor(r.weights)}, {"scores", tensor(r.scores)}}));
+        const SdpaResult pr = sdpa_reference(q, k, v, o);
+        add(std::string("sdpaReference ") + (causal ? "causal" : "scale 0.3"), "sdpaReference", {tensor(q), tensor(k), tensor(v), os},
+            obj({{"out", tensor(pr.out)}, {"weights", tensor(pr.weights)}}));
         const Tensor g = randn({2, 3, 5, 3}, 16);
         const SdpaGrads b = sdpa_backward(q, k, v, g, o);
         add(std::string("sdpaBackward ") + (causal ? "causal" : "scale 0.3"), "sdpaBackward", {tensor(q), tensor(k), tensor(v), tensor(g), os},

@@ -204,3 +204,57 @@ TEST_SUITE("18.2 masked softmax") {
         }
     }
 }
+
+TEST_SUITE("tensor operations the page shows") {
+    TEST_CASE("sum along a dim: row sums, column sums, NaN kept") {
+        const Tensor x = {{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}};
+        CHECK(max_abs_diff(sum_along(x, -1), Tensor{6.0, 15.0}) == 0.0);
+        CHECK(max_abs_diff(sum_along(x, 0), Tensor{5.0, 7.0, 9.0}) == 0.0);
+        const Tensor s3 = randn({2, 3, 4}, 1);
+        const Tensor s1 = sum_along(s3, 1);
+        REQUIRE(s1.shape() == Tensor::shape_type{2, 4});
+        CHECK(s1(1, 2) == doctest::Approx(s3(1, 0, 2) + s3(1, 1, 2) + s3(1, 2, 2)));
+        CHECK(sum_along(Tensor{1.0, 2.0}, 0).shape() == Tensor::shape_type{1});
+        CHECK(std::isnan(sum_along(Tensor{1.0, std::nan("")}, 0)(0)));
+        CHECK_THROWS_WITH_AS(sum_along(x, 2), "sum: dim must be in [-2, 1] for x of shape (2, 3), got 2", Error);
+    }
+
+    TEST_CASE("matmul: the plain lower triangle times X gives cumulative sums, broadcast over the batch") {
+        Tensor xb = Tensor::from_shape({2, 3, 2});
+        const Tensor X = {{2.0, 0.0}, {0.0, 4.0}, {4.0, 2.0}};
+        for (int t = 0; t < 3; ++t)
+            for (int c = 0; c < 2; ++c) { xb(0, t, c) = X(t, c); xb(1, t, c) = -X(t, c); }
+        const Tensor y = matmul(averaging_matrix(3, false), xb);
+        REQUIRE(y.shape() == Tensor::shape_type{2, 3, 2});
+        CHECK(y(0, 2, 0) == 6.0);
+        CHECK(y(0, 1, 1) == 4.0);
+        CHECK(y(1, 2, 1) == -6.0);
+        const Tensor a = randn({2, 3, 4}, 2), b = randn({2, 4, 5}, 3);
+        const Tensor ab = matmul(a, b);
+        double s = 0;
+        for (int c = 0; c < 4; ++c) s += a(1, 2, c) * b(1, c, 3);
+        CHECK(ab(1, 2, 3) == doctest::Approx(s));
+        CHECK_THROWS_WITH_AS(matmul(a, a), "matmul: the last axis of a (k = 4) must equal the second-to-last of b, got a (2, 3, 4) and b (2, 3, 4)", Error);
+    }
+
+    TEST_CASE("mask matrices: causal is top-left aligned, cross is all ones") {
+        const Tensor m = mask_matrix(2, 3, true);
+        CHECK(max_abs_diff(m, Tensor{{1.0, 0.0, 0.0}, {1.0, 1.0, 0.0}}) == 0.0);
+        CHECK(max_abs_diff(mask_matrix(2, 3, false), Tensor{{1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}}) == 0.0);
+    }
+
+    TEST_CASE("the plain reference attention agrees with sdpa to rounding, and with the test's reference") {
+        for (bool causal : {false, true}) {
+            const Tensor q = randn({2, 5, 4}, 31), k = randn({2, 6, 4}, 32), v = randn({2, 6, 3}, 33);
+            SdpaOptions o;
+            o.causal = causal;
+            const SdpaResult fast = sdpa(q, k, v, o), plain = sdpa_reference(q, k, v, o);
+            CHECK(max_abs_diff(fast.out, plain.out) <= 4.5e-16);
+            CHECK(max_abs_diff(fast.weights, plain.weights) <= 2.3e-16);
+            const ref::Attn want = ref::sdpa(q, k, v, causal, 0.5);
+            CHECK(ref::max_abs(plain.out, want.out) < 1e-14);
+        }
+        CHECK_THROWS_WITH_AS(sdpa_reference(Tensor{{1.0, 2.0}}, xt::ones<double>(Shape{1, 1}), xt::ones<double>(Shape{1, 1}), SdpaOptions{}),
+                             "sdpaReference: k must have the same last axis as q (d = 2), got k (1, 1) and q (1, 2)", Error);
+    }
+}

@@ -123,6 +123,9 @@ TEST_SUITE("18.5 positions and permutation equivariance") {
         o.seed = 5;
         const PermutationResult plain = permutation_check(x, o);
         CHECK(plain.max_diff < 1e-14);
+        // the tensors behind the number: row t of P x is row perm[t] of x
+        CHECK(plain.permuted_input(1, 0, 2) == x(1, plain.perm[0], 2));
+        CHECK(max_abs_diff(plain.out_of_permuted, plain.permuted_out) == plain.max_diff);
         bool moved = false;
         for (std::size_t i = 0; i < plain.perm.size(); ++i) moved |= plain.perm[i] != i;
         CHECK(moved);

@@ -126,6 +126,30 @@ val js_max_abs_diff(val a, val b) {
     });
 }
 
+val js_sum(val x, val opts) {
+    return guarded([&] { return from_tensor(sum_along(to_tensor("sum: x", x), to_options(opts))); });
+}
+
+val js_matmul(val a, val b) {
+    return guarded([&] { return from_tensor(matmul(to_tensor("matmul: a", a), to_tensor("matmul: b", b))); });
+}
+
+val js_mask_matrix(double Tq, double Tk, val opts) {
+    return guarded([&] { return from_tensor(mask_matrix(Tq, Tk, to_options(opts))); });
+}
+
+val js_sdpa_reference(val q, val k, val v, val opts) {
+    return guarded([&] {
+        const SdpaResult r = sdpa_reference(to_tensor("sdpaReference: q", q), to_tensor("sdpaReference: k", k),
+                                             to_tensor("sdpaReference: v", v), to_options(opts));
+        val o = val::object();
+        o.set("out", from_tensor(r.out));
+        o.set("weights", from_tensor(r.weights));
+        o.set("scores", from_tensor(r.scores));
+        return o;
+    });
+}
+
 val js_softmax(val scores, val opts) {
     return guarded([&] {
         const SoftmaxResult r = softmax(to_tensor("softmax: scores", scores), to_options(opts));
@@ -247,6 +271,9 @@ val js_permutation_check(val x, val opts) {
         o.set("maxDiff", r.max_diff);
         std::vector<double> perm(r.perm.begin(), r.perm.end());
         o.set("perm", from_vector(perm));
+        o.set("permutedInput", from_tensor(r.permuted_input));
+        o.set("outOfPermuted", from_tensor(r.out_of_permuted));
+        o.set("permutedOut", from_tensor(r.permuted_out));
         return o;
     });
 }
@@ -313,6 +340,10 @@ EMSCRIPTEN_BINDINGS(attention_lab) {
     emscripten::function("causalAverage", &js_causal_average);
     emscripten::function("averagingMatrix", &js_averaging_matrix);
     emscripten::function("maxAbsDiff", &js_max_abs_diff);
+    emscripten::function("sum", &js_sum);
+    emscripten::function("matmul", &js_matmul);
+    emscripten::function("maskMatrix", &js_mask_matrix);
+    emscripten::function("sdpaReference", &js_sdpa_reference);
     emscripten::function("softmax", &js_softmax);
     emscripten::function("sdpa", &js_sdpa);
     emscripten::function("sdpaBackward", &js_sdpa_backward);

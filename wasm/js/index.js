@@ -95,6 +95,13 @@ function makeApi(m) {
       unwrap(m.averagingMatrix(numberArg('averagingMatrix', 'T', T), optionsArg('averagingMatrix', opts))),
     maxAbsDiff: (a, b) =>
       unwrap(m.maxAbsDiff(tensorArg('maxAbsDiff', 'a', a), tensorArg('maxAbsDiff', 'b', b))),
+    sum: (x, opts) => unwrap(m.sum(tensorArg('sum', 'x', x), optionsArg('sum', opts))),
+    matmul: (a, b) => unwrap(m.matmul(tensorArg('matmul', 'a', a), tensorArg('matmul', 'b', b))),
+    maskMatrix: (Tq, Tk, opts) =>
+      unwrap(m.maskMatrix(numberArg('maskMatrix', 'Tq', Tq), numberArg('maskMatrix', 'Tk', Tk), optionsArg('maskMatrix', opts))),
+    sdpaReference: (q, k, v, opts) =>
+      unwrap(m.sdpaReference(tensorArg('sdpaReference', 'q', q), tensorArg('sdpaReference', 'k', k),
+        tensorArg('sdpaReference', 'v', v), optionsArg('sdpaReference', opts))),
     softmax: (scores, opts) =>
       unwrap(m.softmax(tensorArg('softmax', 'scores', scores), optionsArg('softmax', opts))),
     sdpa: (q, k, v, opts) =>

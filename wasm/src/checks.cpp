@@ -161,14 +161,14 @@ PermutationResult permutation_check(const Tensor& x, const PermutationOptions& o
                 xperm(b, t, c) = x(b, res.perm[t], c) + pos(t, c);     // P x + pos
             }
     const Tensor y = multi_head_attention(xin, opts.mha).out;
-    const Tensor yp = multi_head_attention(xperm, opts.mha).out;
+    res.out_of_permuted = multi_head_attention(xperm, opts.mha).out;   // attn(P x + pos)
     const std::size_t D = y.shape()[2];
-    double m = 0.0;
+    res.permuted_out = Tensor::from_shape(y.shape());                  // P attn(x + pos)
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t t = 0; t < T; ++t)
-            for (std::size_t e = 0; e < D; ++e)
-                m = std::max(m, std::fabs(yp(b, t, e) - y(b, res.perm[t], e)));   // attn(Px) - P attn(x)
-    res.max_diff = m;
+            for (std::size_t e = 0; e < D; ++e) res.permuted_out(b, t, e) = y(b, res.perm[t], e);
+    res.max_diff = max_abs_diff(res.out_of_permuted, res.permuted_out);
+    res.permuted_input = std::move(xperm);
     return res;
 }
 

@@ -69,6 +69,10 @@ private:
 };
 MhaOptions read_mha_options(OptionReader& r, bool weights_required = true);
 
+// Shapes of q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv), checked with messages prefixed by fn.
+struct SdpaDims { std::size_t N, Tq, Tk, d, dv; Shape lead; };
+SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts, const std::string& fn);
+
 // ---- Kernels (no checks) ---------------------------------------------------------------
 // Masked softmax along the last axis of rows of length n. allowed(i, j) tells whether the
 // entry of row i (within its (Tq, Tk) matrix), column j, may be attended.

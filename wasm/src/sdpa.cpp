@@ -93,9 +93,7 @@ void sdpa_backward_kernel(const double* q, const double* k, const double* v, con
 
 }  // namespace detail
 
-namespace {
-
-struct SdpaDims { std::size_t N, Tq, Tk, d, dv; Shape lead; };
+namespace detail {
 
 SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts,
                     const std::string& fn) {
@@ -133,6 +131,12 @@ SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Sdp
     detail::require_size(fn + ": scores " + shape_str(ss), D.N * D.Tq * D.Tk);
     return D;
 }
+
+}  // namespace detail
+
+namespace {
+using detail::SdpaDims;
+using detail::check_sdpa;
 
 Shape with_tail(Shape lead, std::size_t a, std::size_t b) {
     lead.push_back(a);

@@ -66,6 +66,16 @@ Tensor averaging_matrix(double T, const Options& opts);        // {normalize}
 // max |a - b| over all elements; a and b must have the same shape. NaN if either has NaN.
 double max_abs_diff(const Tensor& a, const Tensor& b);
 
+// Sum along one axis (negative counts from the end): the shape without that axis ((1,) for a vector).
+Tensor sum_along(const Tensor& x, long dim);   // named so ADL cannot pick xt::sum
+Tensor sum_along(const Tensor& x, const Options& opts);   // {dim}
+// a (..., n, k) x b (..., k, m) -> (..., n, m); leading axes equal, or one operand 2-D and
+// broadcast over the other's leading axes (A (T, T) times X (B, T, C)).
+Tensor matmul(const Tensor& a, const Tensor& b);
+// (Tq, Tk) of 1 (allowed) and 0 (masked): j <= i when causal (top-left aligned), else all 1.
+Tensor mask_matrix(std::size_t Tq, std::size_t Tk, bool causal);
+Tensor mask_matrix(double Tq, double Tk, const Options& opts);   // {causal}
+
 // ---------------------------------------------------------------------------------------
 // 18.2 Masked softmax.
 enum class MaskKind { None, Causal, Explicit };
@@ -111,6 +121,10 @@ struct SdpaResult {
 // q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); leading axes equal.
 SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts);
 SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Options& opts);
+// The same attention from a deliberately plain implementation (full score matrix, -inf fill,
+// textbook softmax, matrix product): 18.7's reference comparison. Returns out and weights.
+SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts);
+SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, const Options& opts);
 
 struct SdpaGrads { Tensor dq, dk, dv; };
 // Analytic backward of sdpa for the upstream gradient grad_out (..., Tq, dv).
@@ -180,7 +194,13 @@ struct PermutationOptions {
     PositionOptions pos;
     std::uint64_t seed = 0;   // seeds the permutation
 };
-struct PermutationResult { double max_diff; std::vector<std::size_t> perm; };
+struct PermutationResult {
+    double max_diff;
+    std::vector<std::size_t> perm;   // row t of P x is row perm[t] of x
+    Tensor permuted_input;           // P x + pos (B, T, C)
+    Tensor out_of_permuted;          // attn(P x + pos) (B, T, D)
+    Tensor permuted_out;             // P attn(x + pos) (B, T, D)
+};
 // max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P of the T axis.
 PermutationResult permutation_check(const Tensor& x, const PermutationOptions& opts);
 PermutationResult permutation_check(const Tensor& x, const Options& opts);

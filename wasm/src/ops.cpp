@@ -1,0 +1,144 @@
+// Small tensor operations the lab displays: sums along an axis, matrix products, mask matrices,
+// and the plain reference attention of 18.7.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "internal.hpp"
+
+namespace attn {
+
+using detail::fail;
+
+namespace {
+Shape shape_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end()); }
+}  // namespace
+
+Tensor sum_along(const Tensor& x, long dim) {
+    detail::require_rank("sum: x", x, 1, kMaxRank, "a tensor");
+    // NaN is allowed here: a fully masked row's NaN sum is what the lab shows.
+    const std::size_t r = x.dimension();
+    const Shape s = shape_of(x);
+    if (dim < -long(r) || dim >= long(r))
+        fail("sum: dim must be in [" + std::to_string(-long(r)) + ", " + std::to_string(r - 1) + "] for x of shape " +
+             shape_str(s) + ", got " + std::to_string(dim));
+    const std::size_t a = std::size_t(dim < 0 ? dim + long(r) : dim);
+    std::size_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < a; ++i) outer *= s[i];
+    for (std::size_t i = a + 1; i < r; ++i) inner *= s[i];
+    Shape os;
+    for (std::size_t i = 0; i < r; ++i)
+        if (i != a) os.push_back(s[i]);
+    if (os.empty()) os.push_back(1);
+    Tensor out = xt::zeros<double>(os);
+    for (std::size_t o = 0; o < outer; ++o)
+        for (std::size_t j = 0; j < s[a]; ++j)
+            for (std::size_t in = 0; in < inner; ++in) out.data()[o * inner + in] += x.data()[(o * s[a] + j) * inner + in];
+    return out;
+}
+
+Tensor sum_along(const Tensor& x, const Options& opts) {
+    detail::OptionReader r(opts, "sum");
+    const double dim = r.number("dim", -1);
+    r.finish();
+    if (dim != std::floor(dim) || std::fabs(dim) > 64) fail("sum: option 'dim' must be a whole number, got " + detail::num(dim));
+    return sum_along(x, long(dim));
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+    detail::require_rank("matmul: a", a, 2, kMaxRank, "(..., n, k)");
+    detail::require_rank("matmul: b", b, 2, kMaxRank, "(..., k, m)");
+    detail::require_finite("matmul: a", a);
+    detail::require_finite("matmul: b", b);
+    const Shape as = shape_of(a), bs = shape_of(b);
+    const std::size_t n = as[as.size() - 2], k = as.back(), k2 = bs[bs.size() - 2], m = bs.back();
+    if (k != k2)
+        fail("matmul: the last axis of a (k = " + std::to_string(k) + ") must equal the second-to-last of b, got a " +
+             shape_str(as) + " and b " + shape_str(bs));
+    const Shape al(as.begin(), as.end() - 2), bl(bs.begin(), bs.end() - 2);
+    if (!al.empty() && !bl.empty() && al != bl)
+        fail("matmul: a and b must share their leading axes (or one be 2-D), got a " + shape_str(as) + " and b " + shape_str(bs));
+    Shape os = al.empty() ? bl : al;
+    const std::size_t N = detail::product(os);
+    os.push_back(n);
+    os.push_back(m);
+    detail::require_size("matmul: result " + shape_str(os), N * n * m);
+    Tensor out = xt::zeros<double>(os);
+    for (std::size_t t = 0; t < N; ++t) {
+        const double* ap = a.data() + (al.empty() ? 0 : t * n * k);
+        const double* bp = b.data() + (bl.empty() ? 0 : t * k * m);
+        double* op = out.data() + t * n * m;
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t c = 0; c < k; ++c) {
+                const double av = ap[i * k + c];
+                for (std::size_t j = 0; j < m; ++j) op[i * m + j] += av * bp[c * m + j];
+            }
+    }
+    return out;
+}
+
+Tensor mask_matrix(std::size_t Tq, std::size_t Tk, bool causal) {
+    detail::require_size("maskMatrix: " + shape_str({Tq, Tk}), Tq * Tk);
+    Tensor m = Tensor::from_shape({Tq, Tk});
+    for (std::size_t i = 0; i < Tq; ++i)
+        for (std::size_t j = 0; j < Tk; ++j) m(i, j) = (!causal || j <= i) ? 1.0 : 0.0;
+    return m;
+}
+
+Tensor mask_matrix(double Tq, double Tk, const Options& opts) {
+    detail::OptionReader r(opts, "maskMatrix");
+    const bool causal = r.boolean("causal", true);
+    r.finish();
+    return mask_matrix(detail::to_index("maskMatrix: Tq", Tq, 1, kMaxElements), detail::to_index("maskMatrix: Tk", Tk, 1, kMaxElements),
+                       causal);
+}
+
+SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts) {
+    const detail::SdpaDims D = detail::check_sdpa(q, k, v, opts, "sdpaReference");
+    const std::size_t Tq = D.Tq, d = D.d, Tk = D.Tk, dv = D.dv, N = D.N;
+    const double scale = opts.scale.factor(d, d), ninf = -std::numeric_limits<double>::infinity();
+    Shape ws = D.lead, os = D.lead;
+    ws.insert(ws.end(), {Tq, Tk});
+    os.insert(os.end(), {Tq, dv});
+    SdpaResult res;
+    res.scores = Tensor::from_shape(ws);
+    res.weights = Tensor::from_shape(ws);
+    res.out = xt::zeros<double>(os);
+    for (std::size_t n = 0; n < N; ++n) {
+        // S = Q K^T * scale, then M: -inf where j > i
+        std::vector<double> S(Tq * Tk);
+        for (std::size_t i = 0; i < Tq; ++i)
+            for (std::size_t j = 0; j < Tk; ++j) {
+                double s = 0.0;
+                for (std::size_t c = 0; c < d; ++c) s += q.data()[(n * Tq + i) * d + c] * k.data()[(n * Tk + j) * d + c];
+                res.scores.data()[(n * Tq + i) * Tk + j] = s * scale;
+                S[i * Tk + j] = (opts.causal && j > i) ? ninf : s * scale;
+            }
+        // A = softmax(S) row by row: exp(s - max) / sum
+        for (std::size_t i = 0; i < Tq; ++i) {
+            const double mx = *std::max_element(S.begin() + i * Tk, S.begin() + (i + 1) * Tk);
+            double z = 0.0;
+            for (std::size_t j = 0; j < Tk; ++j) z += std::exp(S[i * Tk + j] - mx);
+            for (std::size_t j = 0; j < Tk; ++j) res.weights.data()[(n * Tq + i) * Tk + j] = std::exp(S[i * Tk + j] - mx) / z;
+        }
+        // Y = A V
+        for (std::size_t i = 0; i < Tq; ++i)
+            for (std::size_t c = 0; c < dv; ++c) {
+                double y = 0.0;
+                for (std::size_t j = 0; j < Tk; ++j) y += res.weights.data()[(n * Tq + i) * Tk + j] * v.data()[(n * Tk + j) * dv + c];
+                res.out.data()[(n * Tq + i) * dv + c] = y;
+            }
+    }
+    return res;
+}
+
+SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, const Options& opts) {
+    detail::OptionReader r(opts, "sdpaReference");
+    SdpaOptions o;
+    o.causal = r.boolean("causal", false);
+    o.scale = r.scale("scale", {"head", "none"});
+    r.finish();
+    return sdpa_reference(q, k, v, o);
+}
+
+}  // namespace attn
