@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build the attention core natively (library, doctest suite, golden generator) and as a
-# WebAssembly module (wasm/js/gen/attn_core.{js,wasm}). Usage: scripts/build.sh [native|wasm|all]
+# Build the attention core natively (library, doctest suite, golden generator), as a
+# WebAssembly module (wasm/js/gen/attn_core.{js,wasm}), and the static site (dist/, with the
+# single-file build dist/attention-lab.html). Usage: scripts/build.sh [native|wasm|web|all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -15,4 +16,11 @@ fi
 if [[ $what == wasm || $what == all ]]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DATTN_WASM_OUT_DIR="$PWD/wasm/js/gen" >/dev/null
   cmake --build build/wasm -j "$jobs"
+fi
+if [[ $what == web || $what == all ]]; then
+  [[ -f wasm/js/gen/attn_core.wasm ]] || { echo "build: build the WASM module first (scripts/build.sh wasm)" >&2; exit 1; }
+  npx --no-install vite build --logLevel warn
+  npx --no-install vite build --mode single --logLevel warn
+  cp build/single/index.html dist/attention-lab.html
+  echo "build: dist/index.html and dist/attention-lab.html"
 fi

@@ -100,7 +100,7 @@ val guarded(F&& f) {
 }
 
 // ---- the API ---------------------------------------------------------------------------------
-val js_randn(val shape, double seed) {
+val js_randn(val shape, double seed, double stddev) {
     return guarded([&] {
         const std::vector<double> dims = emscripten::convertJSArrayToNumberVector<double>(shape);
         double total = 1;
@@ -108,7 +108,7 @@ val js_randn(val shape, double seed) {
         const Shape s = checked_shape("randn: shape", dims, total >= 0 && total <= double(kMaxElements) ? std::size_t(total) : 0);
         if (!(seed >= 0 && seed <= 9007199254740991.0) || seed != double(std::uint64_t(seed)))
             throw Error("randn: seed must be a whole number from 0 to 2^53 - 1");
-        return from_tensor(randn(s, std::uint64_t(seed)));
+        return from_tensor(randn(s, std::uint64_t(seed), stddev));
     });
 }
 

@@ -86,9 +86,9 @@ function unwrap(result) {
 
 function makeApi(m) {
   const api = {
-    /** Seeded N(0, 1) tensor; the same numbers natively and in WebAssembly. */
-    randn: (shape, seed = 0) =>
-      unwrap(m.randn(numberArrayArg('randn', 'shape', shape), numberArg('randn', 'seed', seed))),
+    /** Seeded N(0, std^2) tensor; the same numbers natively and in WebAssembly. */
+    randn: (shape, seed = 0, std = 1) =>
+      unwrap(m.randn(numberArrayArg('randn', 'shape', shape), numberArg('randn', 'seed', seed), numberArg('randn', 'std', std))),
     causalAverage: (x, opts) =>
       unwrap(m.causalAverage(tensorArg('causalAverage', 'x', x), optionsArg('causalAverage', opts))),
     averagingMatrix: (T, opts) =>

@@ -42,14 +42,16 @@ Shape checked_shape(const std::string& name, const std::vector<double>& dims, st
     return s;
 }
 
-Tensor randn(const Shape& shape, std::uint64_t seed) {
+Tensor randn(const Shape& shape, std::uint64_t seed, double stddev) {
     if (shape.empty()) detail::fail("randn: shape must have at least one axis");
+    if (!(stddev > 0.0) || !std::isfinite(stddev)) detail::fail("randn: std must be a finite number > 0, got " + detail::num(stddev));
     for (std::size_t i = 0; i < shape.size(); ++i)
         if (shape[i] == 0) detail::fail("randn: shape[" + std::to_string(i) + "] must be >= 1, got 0");
     detail::require_size("randn " + shape_str(shape), detail::product(shape));
     Tensor out = Tensor::from_shape(shape);
     detail::Rng rng(seed);
     for (double& v : out) v = rng.normal();
+    if (stddev != 1.0) out *= stddev;
     return out;
 }
 

@@ -1,0 +1,46 @@
+// Shared set-up for the browser suites: serve a folder on loopback under a sub-path (the lab
+// must work from any path), and drive Debian's Chromium through playwright-core.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** Start scripts/serve.mjs on a free port; resolves to {url, close}. */
+export function serve(dir, base = '/course/attention/') {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), dir, '--port', String(20000 + Math.floor(Math.random() * 20000)), '--base', base],
+      { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.on('data', (d) => {
+      const m = /(http:\/\/\S+)/.exec(String(d));
+      if (m) resolve({ url: m[1], close: () => child.kill() });
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+/** Chromium with the flags this machine needs; Playwright gives it a fresh empty profile. */
+export async function launch() {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  return { browser, close: () => browser.close() };
+}
+
+/** A new page that records console errors and page errors. */
+export async function openPage(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url);
+  return { page, errors };
+}
+
+/** Numbers shown in a heatmap (by its figure), as rows. */
+export async function heatmapValues(locator) {
+  return locator.locator('table.heatmap tbody tr').evaluateAll((rows) => rows.map((r) =>
+    [...r.querySelectorAll('td:not(.rowmark)')].map((td) => (td.classList.contains('nan') ? NaN : Number(td.dataset.value)))));
+}

@@ -1,0 +1,94 @@
+// Languages: Chinese (default) and English. Shared UI strings live here; each section keeps its
+// own labels beside its controller. t(key, params) fills {name} placeholders.
+
+export const LANGS = ['zh', 'en'];
+
+export const shared = {
+  zh: {
+    title: '注意力实验室',
+    subtitle: '第 18 章配套：让当前位置挑选有用的过去',
+    contents: '目录',
+    reset: '重置本节',
+    loading: '正在加载 WebAssembly 内核…',
+    loadFailed: '内核加载失败：{message}',
+    coreError: '内核拒绝了这组输入（显示的是上一次的有效结果）：',
+    cellEmpty: '第 {row} 行第 {col} 列为空，请填入数字。',
+    cellNaN: '第 {row} 行第 {col} 列的“{text}”不是数字。',
+    cellInf: '第 {row} 行第 {col} 列的 {text} 超出了有限数的范围。',
+    cellKeep: '其余结果保持为上一次的有效输入。',
+    addRow: '加一行', removeRow: '减一行', addCol: '加一列', removeCol: '减一列',
+    row: '行', col: '列',
+    shape: '形状',
+    asTable: '以表格查看数据',
+    check: '检查', hint: '提示', solution: '解答',
+    correct: '正确！内核算出的答案是 {expected}。',
+    incorrect: '还不对。再想想，或者打开提示。',
+    answerInvalid: '请在每个输入框里填入数字。',
+    urlNotice: '链接中的部分参数无效，已改用默认值：{names}',
+    lang: 'English',
+    langLabel: '切换到英文',
+    exercises: '练习',
+    on: '开', off: '关',
+    nan: 'NaN',
+    cellValue: '{label}：第 {row} 行第 {col} 列 = {value}',
+    embedSource: '来自注意力实验室',
+    intRange: '请输入 {min} 到 {max} 之间的整数。',
+  },
+  en: {
+    title: 'Attention Lab',
+    subtitle: 'Companion to Chapter 18: let the current position pick useful past',
+    contents: 'Contents',
+    reset: 'Reset this section',
+    loading: 'Loading the WebAssembly core…',
+    loadFailed: 'The core failed to load: {message}',
+    coreError: 'The core rejected this input (showing the last valid result):',
+    cellEmpty: 'Row {row}, column {col} is empty: enter a number.',
+    cellNaN: 'Row {row}, column {col}: “{text}” is not a number.',
+    cellInf: 'Row {row}, column {col}: {text} is not a finite number.',
+    cellKeep: 'The results keep the last valid input.',
+    addRow: 'Add row', removeRow: 'Remove row', addCol: 'Add column', removeCol: 'Remove column',
+    row: 'row', col: 'column',
+    shape: 'shape',
+    asTable: 'Show the data as a table',
+    check: 'Check', hint: 'Hint', solution: 'Solution',
+    correct: 'Correct! The core computes {expected}.',
+    incorrect: 'Not yet. Think again, or open the hint.',
+    answerInvalid: 'Enter a number in every box.',
+    urlNotice: 'Some values in the link were not valid and were reset to defaults: {names}',
+    lang: '中文',
+    langLabel: 'Switch to Chinese',
+    exercises: 'Exercises',
+    on: 'on', off: 'off',
+    nan: 'NaN',
+    cellValue: '{label}: row {row}, column {col} = {value}',
+    embedSource: 'From Attention Lab',
+    intRange: 'Enter a whole number from {min} to {max}.',
+  },
+};
+
+export function makeT(lang, ...tables) {
+  return (key, params = {}) => {
+    let s;
+    for (const table of [...tables, shared]) if (table?.[lang] && Object.hasOwn(table[lang], key)) { s = table[lang][key]; break; }
+    if (s === undefined) s = key;
+    return s.replace(/\{(\w+)\}/g, (_, k) => (params[k] !== undefined ? String(params[k]) : `{${k}}`));
+  };
+}
+
+// The core's messages are English. These patterns cover what a student can trigger on the page;
+// anything else is shown as the core wrote it.
+const zhErrors = [
+  [/heads = (\d+) does not divide the projected width D = (\d+)/, '头数 $1 不能整除投影宽度 D = $2。'],
+  [/T = (\d+) is past the learned table's tMax = (\d+) rows/, 'T = $1 超过了学习式位置表的 T_max = $2 行：位置 $2 及之后没有对应的行。'],
+  [/(\w+) must have shape \(C, D\) with C = (\d+) \(the last axis of x \(([\d, ]+)\)\), got \(([\d, ]+)\)/,
+    '$1 的形状应为 (C, D)，其中 C = $2（x 的最后一维，x 为 ($3)），实际为 ($4)。'],
+  [/wq, wk and wv must have the same shape \(C, D\), got (.*)/, 'wq、wk、wv 的形状必须相同 (C, D)，实际为 $1。'],
+  [/every value must be a finite number.*got (\S+) at \[([\d, ]+)\]/, '所有数值必须是有限数，位置 [$2] 处为 $1。'],
+  [/more than the limit of (\d+)/, '张量超过了 $1 个元素的上限。'],
+];
+
+export function translateError(lang, message) {
+  if (lang !== 'zh') return message;
+  for (const [re, zh] of zhErrors) if (re.test(message)) return message.replace(new RegExp(`^.*?${re.source}.*$`), zh) + `（${message}）`;
+  return message;
+}

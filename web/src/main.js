@@ -1,0 +1,103 @@
+// The lab page: header (title, language, contents), the seven sections and the exercises, each
+// mounted from its controller. State lives in the URL (see state.js); `?embed=18.3` shows one
+// section alone, sized for an iframe, and tells the parent page its height.
+import 'katex/dist/katex.min.css';
+import './style.css';
+import { loadCore } from '../../wasm/js/index.js';
+import { h } from './widgets/dom.js';
+import { LANGS, makeT } from './i18n.js';
+import { readSection, writeSection } from './state.js';
+import { mountSection, anchorId } from './section.js';
+import { exercises } from './exercises.js';
+import s181 from './sections/s18-1.js';
+import s182 from './sections/s18-2.js';
+import s183 from './sections/s18-3.js';
+import s184 from './sections/s18-4.js';
+import s185 from './sections/s18-5.js';
+import s186 from './sections/s18-6.js';
+import s187 from './sections/s18-7.js';
+import sEx from './sections/exercises.js';
+
+const SECTIONS = [s181, s182, s183, s184, s185, s186, s187, sEx];
+const lessonFiles = import.meta.glob('../../lessons/*/*.md', { eager: true, import: 'default' });
+const lessonFor = (lang, id) => lessonFiles[`../../lessons/${lang}/${id}.md`];
+
+const app = document.getElementById('app');
+const params = new URLSearchParams(location.search);
+const lang = LANGS.includes(params.get('lang')) ? params.get('lang') : 'zh';
+const embedId = params.get('embed');
+const embedded = SECTIONS.find((s) => s.id === embedId);
+const t = makeT(lang);
+const notices = [];
+if (params.has('lang') && !LANGS.includes(params.get('lang'))) notices.push('lang');
+if (params.has('embed') && !embedded) notices.push('embed');
+
+document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+document.title = t('title');
+
+function writeUrl() {
+  const url = new URL(location.href);
+  url.search = params.toString();
+  history.replaceState(null, '', url);
+}
+
+function header() {
+  const other = lang === 'zh' ? 'en' : 'zh';
+  const switchUrl = new URL(location.href);
+  const p = new URLSearchParams(params);
+  p.set('lang', other);
+  switchUrl.search = p.toString();
+  return h('header.site', {},
+    h('div.brand', {}, h('h1', {}, t('title')), h('p.subtitle', {}, t('subtitle'))),
+    h('a.lang-switch', { href: switchUrl.href, hreflang: other, 'aria-label': t('langLabel'), 'data-lang': other,
+      onclick: (e) => { e.preventDefault(); params.set('lang', other); writeUrl(); location.reload(); } }, t('lang')));
+}
+
+function toc() {
+  return h('nav.toc', { 'aria-label': t('contents') }, h('h2', {}, t('contents')), h('ol', {},
+    SECTIONS.map((s) => h('li', {}, h('a', { href: `#${anchorId(s.id)}` }, lessonFor(lang, s.id).title)))));
+}
+
+async function main() {
+  const loading = h('p.loading', { role: 'status' }, t('loading'));
+  if (embedded) document.body.classList.add('embed');
+  else app.append(header(), toc());
+  const main = h('main', {}, loading);
+  app.append(main);
+  let core;
+  try {
+    core = await loadCore();
+  } catch (e) {
+    loading.textContent = t('loadFailed', { message: e.message });
+    loading.classList.add('error');
+    return;
+  }
+  loading.remove();
+  for (const spec of embedded ? [embedded] : SECTIONS) {
+    const { state, rejected } = readSection(spec.prefix, spec.state, params);
+    notices.push(...rejected);
+    const section = mountSection(spec, {
+      core, lang, state,
+      lesson: lessonFor(lang, spec.id),
+      exercises: exercises.filter((e) => e.section === spec.id),
+      onState(next) { writeSection(spec.prefix, spec.state, next, params); writeUrl(); },
+    });
+    main.append(section.el);
+  }
+  if (notices.length) {
+    main.prepend(h('p.notice', { role: 'status' }, t('urlNotice', { names: [...new Set(notices)].map((n) => n.slice(0, 40)).join(', ') })));
+  }
+  if (embedded) reportHeight();
+  else if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+}
+
+// Embedding: post only our height, to whichever page embeds us; accept nothing back.
+function reportHeight() {
+  if (window.parent === window) return;
+  const send = () => window.parent.postMessage({ type: 'attention-lab:height', section: embedded.id,
+    height: Math.ceil(document.documentElement.scrollHeight) }, '*');
+  new ResizeObserver(send).observe(document.body);
+  send();
+}
+
+main();

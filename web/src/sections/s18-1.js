@@ -1,0 +1,87 @@
+// 18.1 Averaging the past as a matrix product: Y = A X with A (T, T) broadcast over the batch.
+import { matrixEditor } from '../widgets/matrix-editor.js';
+import { heatmap } from '../widgets/heatmap.js';
+import { toggle, readout } from '../widgets/controls.js';
+import { h } from '../widgets/dom.js';
+import { tensor, matrixAt, values } from '../tensors.js';
+import { fmt, fmtErr, shapeText } from '../format.js';
+
+const strings = {
+  zh: {
+    normalize: '每行归一化（平均），关掉则为下三角全 1（累加）',
+    batch: '批大小 B = 2（同一个 A 广播给两条序列）',
+    x0: '序列 0 的 X', x1: '序列 1 的 X',
+    A: '权重矩阵 A', y0: '序列 0 的 Y = A X', y1: '序列 1 的 Y = A X', loop: '循环版：out[t] = X[0..t] 的均值',
+    rowSum: '行和',
+    maxDiff: '循环版与矩阵版的最大差异', notAverage: '未归一化时 Y 是累加，不是平均，不与循环版比较',
+    xShape: 'X 的形状', yShape: 'Y 的形状',
+  },
+  en: {
+    normalize: 'Normalize each row (an average); off: plain lower-triangular ones (running sums)',
+    batch: 'Batch B = 2 (one A broadcast over both sequences)',
+    x0: 'X of sequence 0', x1: 'X of sequence 1',
+    A: 'Weight matrix A', y0: 'Y = A X, sequence 0', y1: 'Y = A X, sequence 1', loop: 'Loop: out[t] = mean of X[0..t]',
+    rowSum: 'row sum',
+    maxDiff: 'Max difference, loop vs matrix', notAverage: 'Without normalizing, Y is a running sum, not an average: no loop comparison',
+    xShape: 'shape of X', yShape: 'shape of Y',
+  },
+};
+
+/** x2 follows x's shape (cropped or padded with zeros) so the batch is always rectangular. */
+const fit = (x2, x) => x.map((r, i) => r.map((_, j) => x2[i]?.[j] ?? 0));
+
+export default {
+  id: '18.1', prefix: 's1', strings,
+  state: [
+    { key: 'x', type: 'matrix', default: [[2, 0], [0, 4], [4, 2]], maxRows: 10, maxCols: 6 },
+    { key: 'x2', type: 'matrix', default: [[1, 3], [5, -1], [0, 2]], maxRows: 10, maxCols: 6 },
+    { key: 'norm', type: 'bool', default: true },
+    { key: 'batch', type: 'bool', default: false },
+  ],
+  build(ctx) {
+    const { t } = ctx;
+    const x0 = matrixEditor({ t, label: t('x0'), names: ['T', 'C'], maxRows: 10, maxCols: 6,
+      onChange: (v) => ctx.set({ x: v, x2: fit(ctx.state.x2, v) }) });
+    const x1 = matrixEditor({ t, label: t('x1'), names: ['T', 'C'], resizeRows: false, resizeCols: false,
+      onChange: (v) => ctx.set({ x2: v }) });
+    const norm = toggle({ label: t('normalize'), onChange: (v) => ctx.set({ norm: v }) });
+    const batch = toggle({ label: t('batch'), onChange: (v) => ctx.set({ batch: v }) });
+    const A = heatmap({ t, label: t('A'), names: ['T', 'T'], weights: true });
+    const y0 = heatmap({ t, label: t('y0'), names: ['T', 'C'] });
+    const y1 = heatmap({ t, label: t('y1'), names: ['T', 'C'] });
+    const loop = heatmap({ t, label: t('loop'), names: ['T', 'C'] });
+    const out = readout();
+    const xBadge = h('p.shape-line'), yBadge = h('p.shape-line');
+    ctx.lab.append(
+      h('div.controls', {}, norm.el, batch.el),
+      h('div.product', {}, A.el, h('span.op', { 'aria-hidden': 'true' }, '×'), h('div.stack', {}, x0.el, x1.el, xBadge),
+        h('span.op', { 'aria-hidden': 'true' }, '='), h('div.stack', {}, y0.el, y1.el, yBadge)),
+      h('div.compare', {}, loop.el, out.el));
+    return {
+      sync(s) {
+        x0.set(s.x);
+        x1.set(fit(s.x2, s.x));
+        x1.el.hidden = y1.el.hidden = !s.batch;
+        norm.set(s.norm);
+        batch.set(s.batch);
+      },
+      compute(s, core) {
+        const X = tensor(s.batch ? [s.x, fit(s.x2, s.x)] : [s.x]);   // (B, T, C)
+        const A = core.averagingMatrix(s.x.length, { normalize: s.norm });
+        const Y = core.matmul(A, X);                                 // (T, T) x (B, T, C) -> (B, T, C)
+        const loop = core.causalAverage(X, { method: 'loop' });
+        return { X, A, Y, loop, rowSums: core.sum(A, { dim: -1 }), diff: s.norm ? core.maxAbsDiff(loop, Y) : null };
+      },
+      paint(r, s) {
+        const sums = values(r.rowSums);
+        A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarksLabel: t('rowSum') });
+        y0.set(matrixAt(r.Y, 0));
+        if (s.batch) y1.set(matrixAt(r.Y, 1));
+        loop.set(matrixAt(r.loop, 0));
+        xBadge.textContent = `${t('xShape')} ${shapeText(['B', 'T', 'C'], r.X.shape)}`;
+        yBadge.textContent = `${t('yShape')} ${shapeText(['B', 'T', 'C'], r.Y.shape)}`;
+        out.set(s.norm ? [[t('maxDiff'), fmtErr(r.diff), 'diff']] : [[t('maxDiff'), t('notAverage'), 'diff']]);
+      },
+    };
+  },
+};

@@ -1,0 +1,133 @@
+// 18.2 Masked softmax: the mask before vs after the softmax, NaN for a row with nothing allowed,
+// and which axis a softmax normalizes on (B, T, T) and (B, H, T, T) tensors.
+import { matrixEditor } from '../widgets/matrix-editor.js';
+import { maskEditor } from '../widgets/mask-editor.js';
+import { heatmap } from '../widgets/heatmap.js';
+import { choice, button, integer } from '../widgets/controls.js';
+import { dimSelector } from '../widgets/dim-selector.js';
+import { h } from '../widgets/dom.js';
+import { tensor, matrixAt, values } from '../tensors.js';
+import { fmt, shapeText } from '../format.js';
+
+const strings = {
+  zh: {
+    scores: '分数 S', mask: '遮罩（1 = 允许，0 = 遮住）', causal: '因果遮罩', none: '不遮', before: '先遮罩再 softmax（正确做法）',
+    after: '先 softmax 再把遮住的位置清零', rowSum: '行和',
+    nanRows: '第 {rows} 行没有任何允许的位置：先填 −∞ 再做 softmax 时，分母是 0 个 e^s 之和，得到 NaN；先 softmax 再清零时，这一行全为 0。',
+    afterNote: '先 softmax 再清零：被清零的权重原本也占了分母，所以剩下的行和小于 1。',
+    dimTitle: 'softmax 沿哪一维？', tensorKind: '张量', btt: '(B, T, T)', bhtt: '(B, H, T, T)', seed: '随机种子',
+    sumsAlong: '沿 dim {dim} 求和（每个都是 1）',
+    slice: '{axis} = {i} 的切片',
+    dimLabel: 'dim {d}：{name}',
+    axB: '批', axH: '头', axTq: '接收位置 t', axTk: '来源位置 j',
+    explain_btt_0: '沿批维归一化：同一格在两条序列之间分配权重，两条序列被混在一起。',
+    explain_btt_1: '沿接收位置归一化：每一列和为 1，表示“谁在看来源 j”，不是注意力需要的分配。',
+    explain_btt_2: '沿来源位置归一化：每一行和为 1，接收位置 t 把权重分给各个来源，这正是注意力要的。',
+    explain_bhtt_0: '沿批维归一化：不同序列互相混合。',
+    explain_bhtt_1: '写死 dim=1 在四维张量里落在头轴上：同一格在各个头之间分配权重，头与头被混在一起。',
+    explain_bhtt_2: '沿接收位置归一化：每一列和为 1，不是注意力需要的分配。',
+    explain_bhtt_3: '沿来源位置（最后一维）归一化：每一行和为 1，正确。',
+  },
+  en: {
+    scores: 'Scores S', mask: 'Mask (1 = allowed, 0 = masked)', causal: 'Causal mask', none: 'No mask', before: 'Mask, then softmax (the right way)',
+    after: 'Softmax, then zero the masked entries', rowSum: 'row sum',
+    nanRows: 'Row {rows} has no allowed position: with −∞ filled in before the softmax the denominator is a sum of no terms, so the row is NaN; zeroing after the softmax leaves the row all 0.',
+    afterNote: 'Softmax first, then zeroing: the zeroed weights also took part in the denominator, so what remains sums to less than 1.',
+    dimTitle: 'Along which dim does the softmax normalize?', tensorKind: 'Tensor', btt: '(B, T, T)', bhtt: '(B, H, T, T)', seed: 'Random seed',
+    sumsAlong: 'Sums along dim {dim} (each is 1)',
+    slice: 'slice {axis} = {i}',
+    dimLabel: 'dim {d}: {name}',
+    axB: 'batch', axH: 'head', axTq: 'receiving t', axTk: 'source j',
+    explain_btt_0: 'Normalizing over the batch: one cell shares its weight across the two sequences, which mixes them.',
+    explain_btt_1: 'Normalizing over receiving positions: every column sums to 1 ("who looks at source j"), which is not the distribution attention needs.',
+    explain_btt_2: 'Normalizing over source positions: every row sums to 1, so receiver t splits its weight over the sources. This is attention.',
+    explain_bhtt_0: 'Normalizing over the batch: sequences mix.',
+    explain_bhtt_1: 'A hard-coded dim=1 lands on the head axis of a 4-D tensor: one cell splits its weight across heads, mixing them.',
+    explain_bhtt_2: 'Normalizing over receiving positions: every column sums to 1, not what attention needs.',
+    explain_bhtt_3: 'Normalizing over source positions (the last dim): every row sums to 1. Correct.',
+  },
+};
+
+const causal = (T, Tk) => Array.from({ length: T }, (_, i) => Array.from({ length: Tk }, (_, j) => (j <= i ? 1 : 0)));
+const fitMask = (m, s) => s.map((r, i) => r.map((_, j) => m[i]?.[j] ?? (j <= i ? 1 : 0)));
+const AXES = { btt: ['axB', 'axTq', 'axTk'], bhtt: ['axB', 'axH', 'axTq', 'axTk'] };
+
+export default {
+  id: '18.2', prefix: 's2', strings,
+  state: [
+    { key: 's', type: 'matrix', default: [[1, 2, 0], [0.5, 1, 3], [2, 0, 1]], maxRows: 8, maxCols: 8 },
+    { key: 'mask', type: 'mask', default: causal(3, 3), maxRows: 8 },
+    { key: 'kind', type: 'enum', options: ['btt', 'bhtt'], default: 'btt' },
+    { key: 'dim', type: 'enum', options: [-1, 0, 1, 2, 3], default: -1 },
+    { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
+  ],
+  build(ctx) {
+    const { t } = ctx;
+    const scores = matrixEditor({ t, label: t('scores'), names: ['T', 'T'], maxRows: 8, maxCols: 8,
+      onChange: (v) => ctx.set({ s: v, mask: fitMask(ctx.state.mask, v) }) });
+    const mask = maskEditor({ t, label: t('mask'), onChange: (v) => ctx.set({ mask: v }) });
+    const presets = h('div.controls', {},
+      button({ label: t('causal'), onClick: () => ctx.set({ mask: causal(ctx.state.s.length, ctx.state.s[0].length) }) }),
+      button({ label: t('none'), onClick: () => ctx.set({ mask: ctx.state.s.map((r) => r.map(() => 1)) }) }));
+    const before = heatmap({ t, label: t('before'), names: ['T', 'T'], weights: true });
+    const after = heatmap({ t, label: t('after'), names: ['T', 'T'], weights: true });
+    const nanNote = h('p.note.nan-note', { role: 'note' });
+    const kind = choice({ label: t('tensorKind'), options: [{ value: 'btt', label: t('btt') }, { value: 'bhtt', label: t('bhtt') }],
+      onChange: (v) => ctx.set({ kind: v, dim: -1 }) });
+    const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
+    const dims = dimSelector({ label: t('dimTitle'), onChange: (v) => ctx.set({ dim: v }) });
+    const explain = h('p.note.dim-explain', { role: 'status' });
+    const slices = h('div.slices');
+    const sliceMaps = [0, 1].map(() => heatmap({ t, label: '', names: ['T', 'T'], weights: true }));
+    slices.append(...sliceMaps.map((m) => m.el));
+    const sums = heatmap({ t, label: '', names: null, digits: 6 });
+    ctx.lab.append(
+      h('div.row', {}, h('div.stack', {}, scores.el), h('div.stack', {}, mask.el, presets)),
+      h('div.row', {}, before.el, after.el),
+      nanNote,
+      h('h3', {}, t('dimTitle')),
+      h('div.controls', {}, kind.el, seed.el),
+      dims.el, explain, slices, sums.el);
+    return {
+      sync(s) {
+        scores.set(s.s);
+        mask.set(fitMask(s.mask, s.s));
+        kind.set(s.kind);
+        seed.set(s.seed);
+        const axes = AXES[s.kind];
+        dims.set([...axes.map((a, d) => ({ value: d, label: t('dimLabel', { d, name: t(a) }) })), { value: -1, label: t('dimLabel', { d: -1, name: t('axTk') }) }], s.dim);
+      },
+      compute(s, core) {
+        const S = tensor(s.s);
+        const m = fitMask(s.mask, s.s);
+        const maskT = { shape: [m.length, m[0].length], data: Uint8Array.from(m.flat()) };
+        const before = core.softmax(S, { mask: maskT, maskOrder: 'before' });
+        const after = core.softmax(S, { mask: maskT, maskOrder: 'after' });
+        const demo = core.randn(s.kind === 'btt' ? [2, 3, 3] : [1, 2, 3, 3], s.seed);
+        const w = core.softmax(demo, { dim: s.dim });
+        return { before, after, beforeSums: core.sum(before, { dim: -1 }), afterSums: core.sum(after, { dim: -1 }),
+          w, wSums: core.sum(w, { dim: s.dim }) };
+      },
+      paint(r, s) {
+        const marks = (sumT) => Object.fromEntries(values(sumT).map((v, i) => [i, fmt(v, 3)]));
+        before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarksLabel: t('rowSum') });
+        after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarksLabel: t('rowSum'), note: t('afterNote') });
+        nanNote.hidden = r.before.maskedRows.length === 0;
+        nanNote.textContent = t('nanRows', { rows: r.before.maskedRows.map((idx) => idx.join(', ')).join('; ') });
+        const d = s.dim < 0 ? s.dim + r.w.shape.length : s.dim;
+        const axis = s.kind === 'btt' ? 'b' : 'h';
+        const norm = d === r.w.shape.length - 1 ? 'norm-rows' : d === r.w.shape.length - 2 ? 'norm-cols' : 'norm-across';
+        slices.className = `slices ${norm}`;
+        sliceMaps.forEach((m, i) => m.set(s.kind === 'btt' ? matrixAt(r.w, i) : matrixAt(r.w, 0, i),
+          { names: ['T', 'T'], shape: [3, 3] }));
+        sliceMaps.forEach((m, i) => { m.el.querySelector('.tensor-label').textContent = t('slice', { axis, i }); });
+        explain.textContent = t(`explain_${s.kind}_${d}`);
+        explain.className = `note dim-explain ${d === r.w.shape.length - 1 ? 'good' : 'bad'}`;
+        const sumRows = r.wSums.shape.length === 1 ? [values(r.wSums)] : matrixAt(r.wSums, ...Array(r.wSums.shape.length - 2).fill(0));
+        sums.set(sumRows, { shape: r.wSums.shape, names: null });
+        sums.el.querySelector('.tensor-label').textContent = t('sumsAlong', { dim: s.dim });
+        sums.el.dataset.shape = shapeText(null, r.wSums.shape);
+      },
+    };
+  },
+};

@@ -1,0 +1,80 @@
+// 18.3 Q, K, V: three projections of the same X, scores S = Q K^T / sqrt(d), weights, output.
+// Weights are stored in math layout (C, d); the editors can show them as nn.Linear stores them (d, C).
+import { matrixEditor } from '../widgets/matrix-editor.js';
+import { heatmap } from '../widgets/heatmap.js';
+import { choice, toggle } from '../widgets/controls.js';
+import { h } from '../widgets/dom.js';
+import { tensor, toNested, matrixAt } from '../tensors.js';
+
+const strings = {
+  zh: {
+    x: '输入 X', layout: '权重的显示方式', math: '数学布局 (C, d)：Q = X W', linear: 'nn.Linear 存储布局 (d, C)：Q = X Wᵀ',
+    causal: '因果遮罩', S: '分数 S = Q Kᵀ / √d（遮罩前）', A: '权重 A = softmax(S + M)', Y: '输出 Y = A V',
+  },
+  en: {
+    x: 'Input X', layout: 'Show the weights in', math: 'math layout (C, d): Q = X W', linear: 'nn.Linear storage (d, C): Q = X Wᵀ',
+    causal: 'Causal mask', S: 'Scores S = Q Kᵀ / √d (before the mask)', A: 'Weights A = softmax(S + M)', Y: 'Output Y = A V',
+  },
+};
+
+export default {
+  id: '18.3', prefix: 's3', strings,
+  state: [
+    { key: 'x', type: 'matrix', default: [[2, 0], [0, 4], [4, 2]], maxRows: 8, maxCols: 6 },
+    { key: 'wq', type: 'matrix', default: [[0.3, 0.1], [0, 0.3]], maxRows: 6, maxCols: 6 },
+    { key: 'wk', type: 'matrix', default: [[0.2, -0.3], [0.3, 0.2]], maxRows: 6, maxCols: 6 },
+    { key: 'wv', type: 'matrix', default: [[1, 0], [0.5, 1]], maxRows: 6, maxCols: 6 },
+    { key: 'layout', type: 'enum', options: ['math', 'linear'], default: 'math' },
+    { key: 'causal', type: 'bool', default: true },
+  ],
+  build(ctx) {
+    const { t, core } = ctx;
+    const x = matrixEditor({ t, label: t('x'), names: ['T', 'C'], maxRows: 8, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
+    // In linear layout the editors hold (d, C); the state always holds the math layout (C, d).
+    const weight = (key, name) => matrixEditor({ t, label: name, names: ['C', 'd'], maxRows: 6, maxCols: 6,
+      onChange: (v) => ctx.set({ [key]: ctx.state.layout === 'linear' ? toNested(core.linearWeightToMath(tensor(v))) : v }) });
+    const w = { wq: weight('wq', 'W_Q'), wk: weight('wk', 'W_K'), wv: weight('wv', 'W_V') };
+    const layout = choice({ label: t('layout'), options: [{ value: 'math', label: t('math') }, { value: 'linear', label: t('linear') }],
+      onChange: (v) => ctx.set({ layout: v }) });
+    const causal = toggle({ label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
+    const maps = {
+      q: heatmap({ t, label: 'Q = X W_Q', names: ['B', 'T', 'd'] }),
+      k: heatmap({ t, label: 'K = X W_K', names: ['B', 'T', 'd'] }),
+      v: heatmap({ t, label: 'V = X W_V', names: ['B', 'T', 'd'] }),
+      s: heatmap({ t, label: t('S'), names: ['B', 'T', 'T'] }),
+      a: heatmap({ t, label: t('A'), names: ['B', 'T', 'T'], weights: true }),
+      y: heatmap({ t, label: t('Y'), names: ['B', 'T', 'd'] }),
+    };
+    ctx.lab.append(
+      h('div.controls', {}, layout.el, causal.el),
+      h('div.row', {}, x.el, w.wq.el, w.wk.el, w.wv.el),
+      h('div.row', {}, maps.q.el, maps.k.el, maps.v.el),
+      h('div.row', {}, maps.s.el, maps.a.el, maps.y.el));
+    return {
+      sync(s) {
+        x.set(s.x);
+        for (const key of ['wq', 'wk', 'wv']) {
+          // showing (d, C) is a transpose, done by the core like every other number on the page
+          w[key].set(s.layout === 'linear' ? toNested(core.mathWeightToLinear(tensor(s[key]))) : s[key]);
+          w[key].el.querySelector('.shape-badge').textContent = s.layout === 'linear'
+            ? `(d, C) = (${s[key][0].length}, ${s[key].length})` : `(C, d) = (${s[key].length}, ${s[key][0].length})`;
+        }
+        layout.set(s.layout);
+        causal.set(s.causal);
+      },
+      compute(s, c) {
+        return c.multiHeadAttention(tensor([s.x]), { wq: tensor(s.wq), wk: tensor(s.wk), wv: tensor(s.wv), heads: 1, causal: s.causal });
+      },
+      paint(r) {
+        const shape3 = (tt) => ({ shape: tt.shape });
+        maps.q.set(matrixAt(r.q, 0), shape3(r.q));
+        maps.k.set(matrixAt(r.k, 0), shape3(r.k));
+        maps.v.set(matrixAt(r.v, 0), shape3(r.v));
+        const tt = [r.scores.shape[0], r.scores.shape[2], r.scores.shape[3]];   // one head: (B, T, T)
+        maps.s.set(matrixAt(r.scores, 0, 0), { shape: tt });
+        maps.a.set(matrixAt(r.weights, 0, 0), { shape: tt });
+        maps.y.set(matrixAt(r.out, 0), shape3(r.out));
+      },
+    };
+  },
+};

@@ -1,0 +1,109 @@
+// 18.4 Why sqrt(d): multi-head attention scaled by sqrt(hs), by sqrt(C) (the classic mistake)
+// and not at all, side by side; Var(q.k) against d; softmax sharpening under a logit multiplier.
+import { heatmap } from '../widgets/heatmap.js';
+import { matrixEditor } from '../widgets/matrix-editor.js';
+import { select, toggle, integer, slider, readout } from '../widgets/controls.js';
+import { lineChart, barChart } from '../widgets/chart.js';
+import { h } from '../widgets/dom.js';
+import { tensor, matrixAt, values } from '../tensors.js';
+import { fmt } from '../format.js';
+
+const strings = {
+  zh: {
+    T: '序列长度 T', C: '模型宽度 C', heads: '头数', head: '显示第几个头', causal: '因果遮罩', seed: '随机种子',
+    head_scale: '除以 √hs（正确）', model_scale: '除以 √C（常见错误）', none_scale: '不缩放',
+    stats: '熵 / 最大权重', hs: '每个头的宽度 hs = C / 头数 = {C} / {heads}；正确的缩放是 1/√hs，错误的是 1/√C。',
+    chart: 'q·k 的方差随 d 增长（q、k 各分量独立，方差 1）', d: '维度 d', variance: '方差', unscaled: 'Var(q·k)', scaled: 'Var(q·k / √d)',
+    logits: 'logits', factor: 'logits 乘以', sharp: 'softmax(logits × 倍数)', times1: '× 1', timesK: '× {k}',
+    maxW: '最大权重', entropy: '熵', jac: 'Jacobian 的 Frobenius 范数', table: '数据表',
+  },
+  en: {
+    T: 'Length T', C: 'Model width C', heads: 'Heads', head: 'Show head', causal: 'Causal mask', seed: 'Random seed',
+    head_scale: 'Divide by √hs (right)', model_scale: 'Divide by √C (the classic mistake)', none_scale: 'No scaling',
+    stats: 'entropy / max weight', hs: 'Head size hs = C / heads = {C} / {heads}; the right scale is 1/√hs, the mistake 1/√C.',
+    chart: 'Var(q·k) grows with d (independent unit-variance components)', d: 'width d', variance: 'variance', unscaled: 'Var(q·k)', scaled: 'Var(q·k / √d)',
+    logits: 'logits', factor: 'Multiply the logits by', sharp: 'softmax(logits × factor)', times1: '× 1', timesK: '× {k}',
+    maxW: 'max weight', entropy: 'entropy', jac: 'Frobenius norm of the Jacobian', table: 'Data table',
+  },
+};
+
+const SCALES = ['head', 'model', 'none'];
+const DIMS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+// Weight init std 1/sqrt(C) (an input, like the seed), so q and k components have variance about 1.
+const WSTD = { 4: 0.5, 8: 0.35355339059327373, 16: 0.25, 32: 0.1767766952966369 };
+
+export default {
+  id: '18.4', prefix: 's4', strings,
+  state: [
+    { key: 'T', type: 'int', min: 2, max: 12, default: 6 },
+    { key: 'C', type: 'enum', options: [4, 8, 16, 32], default: 16 },
+    { key: 'heads', type: 'enum', options: [1, 2, 4, 8], default: 4 },
+    { key: 'head', type: 'int', min: 0, max: 7, default: 0 },
+    { key: 'causal', type: 'bool', default: true },
+    { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
+    { key: 'logits', type: 'vector', maxCols: 10, default: [0.1, -0.2, 0.3, -0.2, 0.5] },
+    { key: 'factor', type: 'number', min: 0.5, max: 16, default: 8 },
+  ],
+  build(ctx) {
+    const { t } = ctx;
+    const T = integer({ t, label: t('T'), min: 2, max: 12, onChange: (v) => ctx.set({ T: v }) });
+    const C = select({ label: t('C'), options: [4, 8, 16, 32].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ C: v }) });
+    const heads = select({ label: t('heads'), options: [1, 2, 4, 8].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ heads: v, head: 0 }) });
+    const head = integer({ t, label: t('head'), min: 0, max: 7, onChange: (v) => ctx.set({ head: v }) });
+    const causal = toggle({ label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
+    const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
+    const hsLine = h('p.shape-line');
+    const maps = SCALES.map((sc) => heatmap({ t, label: t(`${sc}_scale`), names: ['T', 'T'], weights: true }));
+    const chart = lineChart({ label: t('chart') });
+    const logits = matrixEditor({ t, label: t('logits'), names: null, resizeRows: false, maxCols: 10, minCols: 2, onChange: (v) => ctx.set({ logits: v[0] }) });
+    const factor = slider({ label: t('factor'), min: 0.5, max: 16, step: 0.5, format: (v) => `× ${v}`, onChange: (v) => ctx.set({ factor: v }) });
+    const bars = barChart({ label: t('sharp') });
+    const sharp = readout();
+    ctx.lab.append(
+      h('div.controls', {}, T.el, C.el, heads.el, head.el, causal.el, seed.el), hsLine,
+      h('div.row.three', { 'data-compare': 'scales' }, maps.map((m) => m.el)),
+      chart.el,
+      h('div.row', {}, h('div.stack', {}, logits.el, factor.el, sharp.el), bars.el));
+    let variance = null;   // Var(q.k) depends on the seed only: recompute when it changes
+    return {
+      sync(s) {
+        T.set(s.T); C.set(s.C); heads.set(s.heads); head.set(s.head); causal.set(s.causal); seed.set(s.seed);
+        logits.set([s.logits]);
+        factor.set(s.factor);
+      },
+      compute(s, core) {
+        const x = core.randn([1, s.T, s.C], s.seed);
+        const std = WSTD[s.C];
+        const w = { wq: core.randn([s.C, s.C], s.seed + 1, std), wk: core.randn([s.C, s.C], s.seed + 2, std), wv: core.randn([s.C, s.C], s.seed + 3, std) };
+        const runs = SCALES.map((scale) => {
+          const r = core.multiHeadAttention(x, { ...w, heads: s.heads, causal: s.causal, scale });
+          return { weights: r.weights, stats: core.attentionStats(r.weights) };
+        });
+        if (s.head >= s.heads) throw new Error(`head = ${s.head} is past the ${s.heads} heads (0 to ${s.heads - 1})`);
+        if (!variance || variance.seed !== s.seed) variance = { seed: s.seed, v: core.dotProductVariance(DIMS, { samples: 2000, seed: s.seed }) };
+        const L = tensor(s.logits);
+        return { runs, variance: variance.v, one: core.softmaxSharpening(L, 1), k: core.softmaxSharpening(L, s.factor) };
+      },
+      paint(r, s) {
+        hsLine.textContent = t('hs', { C: s.C, heads: s.heads });
+        r.runs.forEach((run, i) => {
+          const ent = matrixAt(run.stats.entropy, 0)[s.head], mx = matrixAt(run.stats.maxWeight, 0)[s.head];
+          maps[i].set(matrixAt(run.weights, 0, s.head), {
+            shape: [1, s.heads, s.T, s.T], names: ['B', 'H', 'T', 'T'],
+            rowMarks: Object.fromEntries(ent.map((e, j) => [j, `${fmt(e, 2)} / ${fmt(mx[j], 2)}`])), rowMarksLabel: t('stats'),
+          });
+        });
+        chart.set({ xLabel: t('d'), yLabel: t('variance'), xLog: true, yLog: true, tableLabel: t('table'),
+          series: [{ name: t('unscaled'), points: r.variance.dims.map((d, i) => [d, r.variance.unscaled[i]]) },
+            { name: t('scaled'), points: r.variance.dims.map((d, i) => [d, r.variance.scaled[i]]) }] });
+        bars.set({ labels: s.logits.map((_, i) => String(i)), yLabel: 'p', tableLabel: t('table'),
+          series: [{ name: t('times1'), values: values(r.one.weights) }, { name: t('timesK', { k: s.factor }), values: values(r.k.weights) }] });
+        sharp.set([
+          [`${t('maxW')} ${t('times1')} → ${t('timesK', { k: s.factor })}`, `${fmt(r.one.maxWeight, 4)} → ${fmt(r.k.maxWeight, 4)}`],
+          [`${t('entropy')}`, `${fmt(r.one.entropy, 4)} → ${fmt(r.k.entropy, 4)}`],
+          [t('jac'), `${fmt(r.one.jacobianNorm, 4)} → ${fmt(r.k.jacobianNorm, 4)}`, 'jacobian'],
+        ]);
+      },
+    };
+  },
+};

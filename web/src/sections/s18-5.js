@@ -1,0 +1,74 @@
+// 18.5 Positions: shuffle the rows of X. Without positions and mask the outputs are shuffled the
+// same way (equivariance, difference ~1e-16); learned or sinusoidal positions, or the causal
+// mask, break it. The position table is shown, and T past T_max is an error.
+import { matrixEditor } from '../widgets/matrix-editor.js';
+import { heatmap } from '../widgets/heatmap.js';
+import { choice, toggle, integer, button, readout } from '../widgets/controls.js';
+import { h } from '../widgets/dom.js';
+import { tensor, matrixAt } from '../tensors.js';
+import { fmtErr } from '../format.js';
+
+const strings = {
+  zh: {
+    x: '输入 X（每行一个位置）', positions: '位置信息', none: '无', learned: '学习式（T_max 行的表）', sinusoidal: '正弦',
+    causal: '因果遮罩', tMax: 'T_max', shuffle: '重新打乱', perm: '排列 P：第 t 行取原来的第 perm[t] 行，perm = [{perm}]',
+    px: 'P X + 位置', attnPx: 'attn(P X + 位置)', pAttn: 'P · attn(X + 位置)', table: '位置表',
+    diff: 'max |attn(PX) − P attn(X)|', equi: '只差浮点舍入：输出跟着输入一起重排（置换等变）。',
+    broken: '差异明显：位置或遮罩让模型知道了顺序，重排不再只是把输出重排。',
+  },
+  en: {
+    x: 'Input X (one row per position)', positions: 'Positions', none: 'none', learned: 'learned (a table of T_max rows)', sinusoidal: 'sinusoidal',
+    causal: 'Causal mask', tMax: 'T_max', shuffle: 'Shuffle again', perm: 'Permutation P: row t takes row perm[t], perm = [{perm}]',
+    px: 'P X + positions', attnPx: 'attn(P X + positions)', pAttn: 'P · attn(X + positions)', table: 'Position table',
+    diff: 'max |attn(PX) − P attn(X)|', equi: 'Only rounding: the outputs move with the inputs (permutation equivariance).',
+    broken: 'A real difference: positions or the mask tell the model the order, so shuffling does more than move the outputs.',
+  },
+};
+
+export default {
+  id: '18.5', prefix: 's5', strings,
+  state: [
+    { key: 'x', type: 'matrix', default: [[1, 0], [0, 1], [1, 1], [2, -1]], maxRows: 12, maxCols: 6 },
+    { key: 'pos', type: 'enum', options: ['none', 'learned', 'sinusoidal'], default: 'none' },
+    { key: 'causal', type: 'bool', default: false },
+    { key: 'tmax', type: 'int', min: 1, max: 32, default: 6 },
+    { key: 'seed', type: 'int', min: 0, max: 9999, default: 3 },
+  ],
+  build(ctx) {
+    const { t } = ctx;
+    const x = matrixEditor({ t, label: t('x'), names: ['T', 'C'], maxRows: 12, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
+    const pos = choice({ label: t('positions'), options: ['none', 'learned', 'sinusoidal'].map((v) => ({ value: v, label: t(v) })),
+      onChange: (v) => ctx.set({ pos: v }) });
+    const causal = toggle({ label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
+    const tmax = integer({ t, label: t('tMax'), min: 1, max: 32, onChange: (v) => ctx.set({ tmax: v }) });
+    const shuffle = button({ label: t('shuffle'), onClick: () => ctx.set({ seed: (ctx.state.seed + 1) % 10000 }) });
+    const perm = h('p.shape-line.perm');
+    const px = heatmap({ t, label: t('px'), names: ['B', 'T', 'C'] });
+    const a = heatmap({ t, label: t('attnPx'), names: ['B', 'T', 'D'] });
+    const b = heatmap({ t, label: t('pAttn'), names: ['B', 'T', 'D'] });
+    const table = heatmap({ t, label: t('table'), names: ['T', 'C'] });
+    const out = readout();
+    ctx.lab.append(h('div.controls', {}, pos.el, causal.el, tmax.el, shuffle),
+      h('div.row', {}, x.el, px.el, table.el), perm, h('div.row', {}, a.el, b.el), out.el);
+    return {
+      sync(s) { x.set(s.x); pos.set(s.pos); causal.set(s.causal); tmax.set(s.tmax); table.el.hidden = s.pos === 'none'; },
+      compute(s, core) {
+        const T = s.x.length, C = s.x[0].length;
+        const w = { wq: core.randn([C, C], 11), wk: core.randn([C, C], 12), wv: core.randn([C, C], 13), heads: 1 };
+        const opts = { ...w, causal: s.causal, positions: s.pos, tMax: s.tmax, seed: s.seed };
+        const pc = core.permutationCheck(tensor([s.x]), opts);
+        const table = s.pos === 'none' ? null : core.positions(s.pos, T, C, { tMax: s.tmax, seed: s.seed });
+        return { pc, table };
+      },
+      paint(r) {
+        perm.textContent = t('perm', { perm: r.pc.perm.join(', ') });
+        px.set(matrixAt(r.pc.permutedInput, 0), { shape: r.pc.permutedInput.shape });
+        a.set(matrixAt(r.pc.outOfPermuted, 0), { shape: r.pc.outOfPermuted.shape });
+        b.set(matrixAt(r.pc.permutedOut, 0), { shape: r.pc.permutedOut.shape });
+        if (r.table) table.set(matrixAt(r.table));
+        const equivariant = r.pc.maxDiff < 1e-12;
+        out.set([[t('diff'), fmtErr(r.pc.maxDiff), 'diff'], ['', t(equivariant ? 'equi' : 'broken'), equivariant ? 'good' : 'bad']]);
+      },
+    };
+  },
+};

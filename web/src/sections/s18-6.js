@@ -1,0 +1,71 @@
+// 18.6 Encoder, decoder, cross-attention: bidirectional self-attention (no mask), causal
+// self-attention, or cross-attention with queries from the output side (T_out) and keys and
+// values from the encoder (T_in).
+import { heatmap } from '../widgets/heatmap.js';
+import { choice, integer, select } from '../widgets/controls.js';
+import { h } from '../widgets/dom.js';
+import { matrixAt } from '../tensors.js';
+import { shapeText } from '../format.js';
+
+const strings = {
+  zh: {
+    mode: '注意力类型', bi: '编码器：双向自注意力', causal: '解码器：因果自注意力', cross: '交叉注意力',
+    tout: 'T_out（查询，输出侧）', tin: 'T_in（键和值，编码器侧）', heads: '头数', seed: '随机种子',
+    mask: '遮罩 M（1 = 允许）', weights: '第 {h} 个头的权重', shapes: '权重形状 {shape}；每个查询位置的一行分给 {tk} 个来源。',
+    tinSelf: '自注意力里键和值来自同一序列，T_in = T_out。',
+  },
+  en: {
+    mode: 'Kind of attention', bi: 'Encoder: bidirectional self-attention', causal: 'Decoder: causal self-attention', cross: 'Cross-attention',
+    tout: 'T_out (queries, output side)', tin: 'T_in (keys and values, encoder side)', heads: 'Heads', seed: 'Random seed',
+    mask: 'Mask M (1 = allowed)', weights: 'Weights of head {h}', shapes: 'Weights shape {shape}; each query row is split over {tk} sources.',
+    tinSelf: 'In self-attention keys and values come from the same sequence, so T_in = T_out.',
+  },
+};
+
+export default {
+  id: '18.6', prefix: 's6', strings,
+  state: [
+    { key: 'mode', type: 'enum', options: ['bi', 'causal', 'cross'], default: 'cross' },
+    { key: 'tout', type: 'int', min: 1, max: 10, default: 3 },
+    { key: 'tin', type: 'int', min: 1, max: 10, default: 5 },
+    { key: 'heads', type: 'enum', options: [1, 2], default: 2 },
+    { key: 'seed', type: 'int', min: 0, max: 9999, default: 2 },
+  ],
+  build(ctx) {
+    const { t } = ctx;
+    const mode = choice({ label: t('mode'), options: ['bi', 'causal', 'cross'].map((v) => ({ value: v, label: t(v) })), onChange: (v) => ctx.set({ mode: v }) });
+    const tout = integer({ t, label: t('tout'), min: 1, max: 10, onChange: (v) => ctx.set({ tout: v }) });
+    const tin = integer({ t, label: t('tin'), min: 1, max: 10, onChange: (v) => ctx.set({ tin: v }) });
+    const heads = select({ label: t('heads'), options: [1, 2].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ heads: v }) });
+    const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
+    const tinNote = h('p.note');
+    const mask = heatmap({ t, label: t('mask'), names: ['T_out', 'T_in'], digits: 0, weights: true });
+    const maps = [0, 1].map((i) => heatmap({ t, label: t('weights', { h: i }), names: ['B', 'H', 'T_out', 'T_in'], weights: true }));
+    const shapes = h('p.shape-line');
+    ctx.lab.append(h('div.controls', {}, mode.el), h('div.controls', {}, tout.el, tin.el, heads.el, seed.el), tinNote,
+      h('div.row', {}, mask.el, maps[0].el, maps[1].el), shapes);
+    return {
+      sync(s) {
+        mode.set(s.mode); tout.set(s.tout); tin.set(s.tin); heads.set(s.heads); seed.set(s.seed);
+        tin.el.hidden = s.mode !== 'cross';
+        tinNote.hidden = s.mode === 'cross';
+        tinNote.textContent = t('tinSelf');
+        maps[1].el.hidden = s.heads < 2;
+      },
+      compute(s, core) {
+        const C = 4;
+        const x = core.randn([1, s.tout, C], s.seed);
+        const memory = s.mode === 'cross' ? core.randn([1, s.tin, C], s.seed + 100) : undefined;
+        const w = { wq: core.randn([C, C], s.seed + 1, 0.5), wk: core.randn([C, C], s.seed + 2, 0.5), wv: core.randn([C, C], s.seed + 3, 0.5) };
+        const r = core.multiHeadAttention(x, { ...w, heads: s.heads, causal: s.mode === 'causal', memory });
+        const Tk = r.weights.shape[3];
+        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }) };
+      },
+      paint({ r, mask: m }, s) {
+        mask.set(matrixAt(m), { names: s.mode === 'cross' ? ['T_out', 'T_in'] : ['T', 'T'] });
+        for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape });
+        shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', 'T_out', 'T_in'], r.weights.shape), tk: r.weights.shape[3] });
+      },
+    };
+  },
+};

@@ -1,0 +1,85 @@
+// URL state, driven by one declarative table per section: {key, type, default, ...limits}.
+// The URL is untrusted: every value is parsed against its entry and falls back to the default
+// (with a notice) when it does not fit. Only values that differ from the default are written.
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const MAX_PARAM = 2000;   // characters; longer values are not read
+
+const parseNumber = (s) => (NUMBER.test(s) ? Number(s) : NaN);
+
+/** Parse one raw URL value for a schema entry: {ok: true, value} or {ok: false}. */
+export function parseValue(entry, raw) {
+  if (typeof raw !== 'string' || raw.length > MAX_PARAM) return { ok: false };
+  switch (entry.type) {
+    case 'bool':
+      return raw === '1' || raw === '0' ? { ok: true, value: raw === '1' } : { ok: false };
+    case 'enum':
+      return entry.options.map(String).includes(raw) ? { ok: true, value: entry.options.find((o) => String(o) === raw) } : { ok: false };
+    case 'int': {
+      const v = parseNumber(raw);
+      return Number.isInteger(v) && v >= entry.min && v <= entry.max ? { ok: true, value: v } : { ok: false };
+    }
+    case 'number': {
+      const v = parseNumber(raw);
+      return Number.isFinite(v) && v >= entry.min && v <= entry.max ? { ok: true, value: v } : { ok: false };
+    }
+    case 'vector': {
+      const v = raw.split(',').map(parseNumber);
+      return v.length >= (entry.minCols ?? 1) && v.length <= entry.maxCols && v.every(Number.isFinite) && v.every((x) => Math.abs(x) <= 1e6)
+        ? { ok: true, value: v } : { ok: false };
+    }
+    case 'matrix': {
+      const rows = raw.split(';').map((r) => r.split(',').map(parseNumber));
+      const cols = rows[0].length;
+      const ok = rows.length >= (entry.minRows ?? 1) && rows.length <= entry.maxRows && cols >= (entry.minCols ?? 1) &&
+        cols <= entry.maxCols && rows.every((r) => r.length === cols && r.every((x) => Number.isFinite(x) && Math.abs(x) <= 1e6));
+      return ok ? { ok: true, value: rows } : { ok: false };
+    }
+    case 'mask': {   // rows of 0/1 digits, e.g. 100;110;111
+      const rows = raw.split(';');
+      const ok = rows.length >= 1 && rows.length <= entry.maxRows && rows.every((r) => /^[01]+$/.test(r) && r.length === rows[0].length);
+      return ok ? { ok: true, value: rows.map((r) => [...r].map(Number)) } : { ok: false };
+    }
+    default:
+      return { ok: false };
+  }
+}
+
+export function serializeValue(entry, value) {
+  switch (entry.type) {
+    case 'bool': return value ? '1' : '0';
+    case 'vector': return value.join(',');
+    case 'matrix': return value.map((r) => r.join(',')).join(';');
+    case 'mask': return value.map((r) => r.join('')).join(';');
+    default: return String(value);
+  }
+}
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+export function defaults(schema) {
+  return Object.fromEntries(schema.map((e) => [e.key, structuredClone(e.default)]));
+}
+
+/** Read one section's state from URLSearchParams; returns {state, rejected: [param names]}. */
+export function readSection(prefix, schema, params) {
+  const state = defaults(schema);
+  const rejected = [];
+  for (const entry of schema) {
+    const name = `${prefix}.${entry.key}`;
+    if (!params.has(name)) continue;
+    const r = parseValue(entry, params.get(name));
+    if (r.ok) state[entry.key] = r.value;
+    else rejected.push(name);
+  }
+  return { state, rejected };
+}
+
+/** Write one section's state into URLSearchParams (defaults are removed). */
+export function writeSection(prefix, schema, state, params) {
+  for (const entry of schema) {
+    const name = `${prefix}.${entry.key}`;
+    if (same(state[entry.key], entry.default)) params.delete(name);
+    else params.set(name, serializeValue(entry, state[entry.key]));
+  }
+}

@@ -1,0 +1,68 @@
+// Small form controls. Each calls onChange with a valid value, or marks itself and explains.
+import { h, nextId } from './dom.js';
+
+export function toggle({ label, onChange, id = nextId('tg') }) {
+  const input = h('input', { type: 'checkbox', id, onchange: () => onChange(input.checked) });
+  const el = h('label.control.toggle', { for: id }, input, ' ', label);
+  return { el, set: (v) => { input.checked = !!v; } };
+}
+
+/** options: [{value, label}] rendered as a segmented radio group (keyboard: arrows within). */
+export function choice({ label, options, onChange, id = nextId('ch') }) {
+  const inputs = options.map((o, i) => h('input', { type: 'radio', name: id, id: `${id}-${i}`, value: String(o.value),
+    onchange: () => onChange(o.value) }));
+  const el = h('fieldset.control.choice', { id }, h('legend', {}, label),
+    options.map((o, i) => h('label', { for: `${id}-${i}` }, inputs[i], h('span', {}, o.label))));
+  return { el, set: (v) => inputs.forEach((inp, i) => { inp.checked = options[i].value === v; }) };
+}
+
+export function select({ label, options, onChange, id = nextId('sel') }) {
+  const sel = h('select', { id, onchange: () => onChange(options[sel.selectedIndex].value) },
+    options.map((o) => h('option', { value: String(o.value) }, o.label)));
+  const el = h('label.control.select', { for: id }, label, ' ', sel);
+  return { el, set: (v) => { sel.selectedIndex = Math.max(0, options.findIndex((o) => o.value === v)); } };
+}
+
+/** Whole numbers in [min, max]; anything else is marked and not reported. */
+export function integer({ t, label, min, max, onChange, id = nextId('int') }) {
+  const msg = h('span.cell-error', { role: 'alert', hidden: true, id: `${id}-err` });
+  const input = h('input', { type: 'number', id, min, max, step: 1, inputmode: 'numeric',
+    oninput: () => {
+      const s = input.value.trim();
+      const v = Number(s);
+      if (s === '' || !Number.isInteger(v) || v < min || v > max) {
+        input.setAttribute('aria-invalid', 'true');
+        input.setAttribute('aria-describedby', msg.id);
+        msg.textContent = t('intRange', { min, max });
+        msg.hidden = false;
+        return;
+      }
+      input.removeAttribute('aria-invalid');
+      msg.hidden = true;
+      onChange(v);
+    } });
+  const el = h('label.control.integer', { for: id }, label, ' ', input, ' ', msg);
+  return { el, set: (v) => { if (Number(input.value) !== v || input.value === '') input.value = String(v); input.removeAttribute('aria-invalid'); msg.hidden = true; } };
+}
+
+export function slider({ label, min, max, step, onChange, format = String, id = nextId('sl') }) {
+  const out = h('output', { for: id });
+  const input = h('input', { type: 'range', id, min, max, step, oninput: () => { out.textContent = format(Number(input.value)); onChange(Number(input.value)); } });
+  const el = h('label.control.slider', { for: id }, label, ' ', input, ' ', out);
+  return { el, set: (v) => { input.value = String(v); out.textContent = format(v); } };
+}
+
+export function button({ label, onClick, className }) {
+  return h('button', { type: 'button', class: className, onclick: onClick }, label);
+}
+
+/** A line of results: set([[label, value], ...]). */
+export function readout({ className = '' } = {}) {
+  const el = h('dl.readout', { class: className || null });
+  return {
+    el,
+    set(items) {
+      el.replaceChildren(...items.flatMap(([k, v, cls]) => [h('dt', {}, k), h('dd', { class: cls ?? null }, v)]));
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// Tiny DOM helpers shared by the widgets. Text always goes in as text (never as HTML).
+
+/** h('div.cls#id', {attr: v, onclick: fn}, ...children) */
+export function h(tag, attrs = {}, ...children) {
+  const [, name, rest] = /^([a-z0-9-]+)(.*)$/i.exec(tag);
+  const el = document.createElement(name);
+  for (const m of rest.matchAll(/([.#])([\w-]+)/g)) {
+    if (m[1] === '.') el.classList.add(m[2]);
+    else el.id = m[2];
+  }
+  for (const [k, v] of Object.entries(attrs ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'text') el.textContent = v;
+    else if (k === 'class') el.classList.add(...String(v).split(/\s+/).filter(Boolean));
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c));
+  return el;
+}
+
+let uid = 0;
+export const nextId = (p = 'w') => `${p}-${++uid}`;

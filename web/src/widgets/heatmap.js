@@ -1,0 +1,59 @@
+// A matrix shown as a table whose cells are coloured by value and carry the number itself, so
+// it reads without colour (colour-blind users, screen readers: each cell has a label).
+// Colours: viridis for weights in [0, 1] (sequential, colour-blind safe); a purple-orange
+// diverging map for signed data. NaN cells are hatched and say "NaN".
+import { h, nextId } from './dom.js';
+import { fmt, shapeText } from '../format.js';
+
+const VIRIDIS = ['#440154', '#482878', '#3e4989', '#31688e', '#26828e', '#1f9e89', '#35b779', '#6ece58', '#b5de2b', '#fde725'];
+const PUOR = ['#2d004b', '#542788', '#8073ac', '#b2abd2', '#d8daeb', '#f7f7f7', '#fee0b6', '#fdb863', '#e08214', '#b35806', '#7f3b08'];
+
+function hex(c) { return [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)); }
+function pick(stops, x) {
+  const f = Math.min(1, Math.max(0, x)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(f));
+  const a = hex(stops[i]), b = hex(stops[i + 1]), u = f - i;
+  return a.map((v, k) => Math.round(v + (b[k] - v) * u));
+}
+const luminance = ([r, g, b]) => (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+
+/** Colour of one value: weights on [0, 1], or signed data on [-m, m]. Returns {bg, fg}. */
+export function colour(v, { signed, max }) {
+  const rgb = signed ? pick(PUOR, max > 0 ? 0.5 + v / (2 * max) : 0.5) : pick(VIRIDIS, max > 0 ? v / max : 0);
+  return { bg: `rgb(${rgb.join(',')})`, fg: luminance(rgb) > 0.5 ? '#111' : '#fff' };
+}
+
+export function heatmap({ t, label, names, digits = 3, weights = false, id = nextId('hm') }) {
+  const table = h('table.matrix.heatmap', { 'aria-label': label });
+  const badge = h('span.shape-badge');
+  const note = h('p.heatmap-note', { hidden: true });
+  const el = h('figure.tensor.heat', { id }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), h('div.scroll', {}, table), note);
+
+  /**
+   * rows: number[][]; opts: {rowMarks: {index: 'text'}, highlightRows: Set, highlightCols: Set, signed, max, names}
+   */
+  function set(rows, opts = {}) {
+    const flat = rows.flat().filter((v) => !Number.isNaN(v));
+    const signed = opts.signed ?? (!weights && flat.some((v) => v < 0));
+    // Colour scale bound: weights use [0, 1]; other data its largest magnitude (display only).
+    const max = weights ? 1 : flat.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    const head = h('tr', {}, h('th', { scope: 'col' }, ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, String(j))),
+      opts.rowMarks ? h('th', { scope: 'col' }, opts.rowMarksLabel ?? '') : null);
+    const body = rows.map((r, i) => h('tr', { class: opts.highlightRows?.has(i) ? 'hl' : null },
+      h('th', { scope: 'row' }, String(i)),
+      r.map((v, j) => {
+        const text = fmt(v, digits);
+        const aria = t('cellValue', { label, row: i, col: j, value: text });
+        if (Number.isNaN(v)) return h('td.nan', { 'aria-label': aria, title: aria }, 'NaN');
+        const c = colour(v, { signed, max });
+        return h('td', { style: `background:${c.bg};color:${c.fg}`, 'aria-label': aria, title: aria, 'data-value': String(v) }, text);
+      }),
+      opts.rowMarks ? h('td.rowmark', {}, opts.rowMarks[i] ?? '') : null));
+    table.replaceChildren(h('thead', {}, head), h('tbody', {}, body));
+    badge.textContent = shapeText(opts.names ?? names, opts.shape ?? [rows.length, rows[0].length]);
+    note.hidden = !opts.note;
+    note.textContent = opts.note ?? '';
+  }
+
+  return { el, set };
+}

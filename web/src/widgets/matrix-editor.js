@@ -1,0 +1,118 @@
+// An editable matrix of numbers. Every keystroke is parsed; a cell that is empty, not a number
+// or not finite is marked (aria-invalid), explained in words, and nothing is reported upward,
+// so the page keeps its last valid result. Valid edits call onChange(rows) at once.
+// Keyboard: arrows move between cells (left/right at the ends of the text), Enter moves down.
+import { h, nextId } from './dom.js';
+import { shapeText } from '../format.js';
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** Parse one cell's text: {value} or {error: 'empty' | 'nan' | 'inf'}. */
+export function parseCell(text) {
+  const s = text.trim().replace(/^−/, '-');
+  if (s === '') return { error: 'empty' };
+  if (!NUMBER.test(s)) return { error: 'nan' };
+  const v = Number(s);
+  return Number.isFinite(v) ? { value: v } : { error: 'inf' };
+}
+
+export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows = 12, minCols = 1, maxCols = 12,
+  resizeRows = true, resizeCols = true, id = nextId('m') }) {
+  let rows = [[0]];
+  const table = h('table.matrix.editable', { role: 'grid', 'aria-label': label });
+  const badge = h('span.shape-badge');
+  const message = h('p.cell-error', { role: 'alert', hidden: true, id: `${id}-err` });
+  const buttons = [];
+  const resize = (dr, dc) => () => {
+    const r = Math.min(maxRows, Math.max(minRows, rows.length + dr));
+    const c = Math.min(maxCols, Math.max(minCols, rows[0].length + dc));
+    const next = Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => rows[i]?.[j] ?? 0));
+    set(next);
+    onChange(next);
+  };
+  if (resizeRows) buttons.push(h('button', { type: 'button', onclick: resize(1, 0), 'data-act': 'add-row' }, t('addRow')),
+    h('button', { type: 'button', onclick: resize(-1, 0), 'data-act': 'remove-row' }, t('removeRow')));
+  if (resizeCols) buttons.push(h('button', { type: 'button', onclick: resize(0, 1), 'data-act': 'add-col' }, t('addCol')),
+    h('button', { type: 'button', onclick: resize(0, -1), 'data-act': 'remove-col' }, t('removeCol')));
+  const el = h('figure.tensor.editor', { id },
+    h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge),
+    h('div.scroll', {}, table),
+    buttons.length ? h('div.resize', {}, buttons) : null,
+    message);
+
+  const inputs = () => [...table.querySelectorAll('input')];
+
+  function validate() {
+    const errors = [];
+    const next = rows.map((r) => r.slice());
+    for (const input of inputs()) {
+      const i = Number(input.dataset.row), j = Number(input.dataset.col);
+      const r = parseCell(input.value);
+      if (r.error) {
+        input.setAttribute('aria-invalid', 'true');
+        input.setAttribute('aria-describedby', message.id);
+        errors.push({ i, j, kind: r.error, text: input.value.trim() });
+      } else {
+        input.removeAttribute('aria-invalid');
+        input.removeAttribute('aria-describedby');
+        next[i][j] = r.value;
+      }
+    }
+    if (errors.length) {
+      const e = errors[0];
+      const key = e.kind === 'empty' ? 'cellEmpty' : e.kind === 'nan' ? 'cellNaN' : 'cellInf';
+      message.textContent = `${t(key, { row: e.i + 1, col: e.j + 1, text: e.text.slice(0, 40) })} ${t('cellKeep')}`;
+      message.hidden = false;
+      el.classList.add('invalid');
+      return;
+    }
+    message.hidden = true;
+    el.classList.remove('invalid');
+    rows = next;
+    onChange(next.map((r) => r.slice()));
+  }
+
+  function move(input, di, dj) {
+    const i = Number(input.dataset.row) + di, j = Number(input.dataset.col) + dj;
+    const target = table.querySelector(`input[data-row="${i}"][data-col="${j}"]`);
+    if (target) { target.focus(); target.select(); return true; }
+    return false;
+  }
+
+  function onKey(e) {
+    const input = e.target;
+    const atStart = input.selectionStart === 0 && input.selectionEnd === 0;
+    const atEnd = input.selectionStart === input.value.length;
+    if (e.key === 'ArrowUp' && move(input, -1, 0)) e.preventDefault();
+    else if ((e.key === 'ArrowDown' || e.key === 'Enter') && move(input, 1, 0)) e.preventDefault();
+    else if (e.key === 'ArrowLeft' && atStart && move(input, 0, -1)) e.preventDefault();
+    else if (e.key === 'ArrowRight' && atEnd && move(input, 0, 1)) e.preventDefault();
+  }
+
+  function build() {
+    table.replaceChildren(...rows.map((r, i) => h('tr', {}, r.map((v, j) => h('td', {},
+      h('input', {
+        type: 'text', inputmode: 'decimal', spellcheck: 'false', autocomplete: 'off', value: String(v),
+        'data-row': i, 'data-col': j, 'aria-label': `${label} ${t('row')} ${i + 1} ${t('col')} ${j + 1}`,
+        oninput: validate, onkeydown: onKey,
+      }))))));
+  }
+
+  /** Show these rows (from state). Cells the user is typing in are left alone if they hold the same value. */
+  function set(next) {
+    const reshape = next.length !== rows.length || next[0].length !== rows[0].length || !table.firstChild;
+    rows = next.map((r) => r.slice());
+    if (reshape) build();
+    else for (const input of inputs()) {
+      const v = rows[input.dataset.row][input.dataset.col];
+      const typed = parseCell(input.value);
+      if (typed.value !== v) input.value = String(v);
+      input.removeAttribute('aria-invalid');
+    }
+    message.hidden = true;
+    el.classList.remove('invalid');
+    badge.textContent = shapeText(names, [rows.length, rows[0].length]);
+  }
+
+  return { el, set, get: () => rows.map((r) => r.slice()) };
+}
