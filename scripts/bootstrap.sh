@@ -12,6 +12,7 @@ declare -A probe=(
   [emscripten]=/usr/bin/em++
   [xtensor-dev]=/usr/include/xtensor/xarray.hpp
   [doctest-dev]=/usr/include/doctest/doctest.h
+  [chromium]=/usr/bin/chromium
 )
 missing=()
 for pkg in "${!probe[@]}"; do [[ -e ${probe[$pkg]} ]] || missing+=("$pkg"); done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every suite: the native doctest suite (through ctest), then the WASM module in Node
-# (node --test, including the native-vs-WASM golden cases). Fails if any suite fails.
+# Every suite: the native doctest suite (through ctest), the WASM module in Node (node --test,
+# including the native-vs-WASM golden cases and the lesson files), and the built page in
+# headless Chromium (node --test tests/web). Fails if any suite fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh || exit 1
@@ -11,6 +12,6 @@ echo "== native: doctest through ctest"
 ctest --test-dir build/native --output-on-failure || status=1
 echo "== golden cases from the native build"
 build/native/attn_golden build/golden.json || status=1
-echo "== WASM in Node: node --test"
-node --test tests/node/ || status=1
+echo "== WASM in Node and the page in Chromium: node --test"
+node --test tests/node/ tests/web/ || status=1
 exit $status

@@ -40,17 +40,17 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const x0 = matrixEditor({ t, label: t('x0'), names: ['T', 'C'], maxRows: 10, maxCols: 6,
+    const x0 = matrixEditor({ t, name: 'x0', label: t('x0'), names: ['T', 'C'], maxRows: 10, maxCols: 6,
       onChange: (v) => ctx.set({ x: v, x2: fit(ctx.state.x2, v) }) });
-    const x1 = matrixEditor({ t, label: t('x1'), names: ['T', 'C'], resizeRows: false, resizeCols: false,
+    const x1 = matrixEditor({ t, name: 'x1', label: t('x1'), names: ['T', 'C'], resizeRows: false, resizeCols: false,
       onChange: (v) => ctx.set({ x2: v }) });
-    const norm = toggle({ label: t('normalize'), onChange: (v) => ctx.set({ norm: v }) });
-    const batch = toggle({ label: t('batch'), onChange: (v) => ctx.set({ batch: v }) });
-    const A = heatmap({ t, label: t('A'), names: ['T', 'T'], weights: true });
-    const y0 = heatmap({ t, label: t('y0'), names: ['T', 'C'] });
-    const y1 = heatmap({ t, label: t('y1'), names: ['T', 'C'] });
-    const loop = heatmap({ t, label: t('loop'), names: ['T', 'C'] });
-    const out = readout();
+    const norm = toggle({ name: 'norm', label: t('normalize'), onChange: (v) => ctx.set({ norm: v }) });
+    const batch = toggle({ name: 'batch', label: t('batch'), onChange: (v) => ctx.set({ batch: v }) });
+    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true });
+    const y0 = heatmap({ t, name: 'y0', label: t('y0'), names: ['T', 'C'] });
+    const y1 = heatmap({ t, name: 'y1', label: t('y1'), names: ['T', 'C'] });
+    const loop = heatmap({ t, name: 'loop', label: t('loop'), names: ['T', 'C'] });
+    const out = readout({ name: 'diff' });
     const xBadge = h('p.shape-line'), yBadge = h('p.shape-line');
     ctx.lab.append(
       h('div.controls', {}, norm.el, batch.el),

@@ -63,24 +63,24 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const scores = matrixEditor({ t, label: t('scores'), names: ['T', 'T'], maxRows: 8, maxCols: 8,
+    const scores = matrixEditor({ t, name: 'scores', label: t('scores'), names: ['T', 'T'], maxRows: 8, maxCols: 8,
       onChange: (v) => ctx.set({ s: v, mask: fitMask(ctx.state.mask, v) }) });
-    const mask = maskEditor({ t, label: t('mask'), onChange: (v) => ctx.set({ mask: v }) });
+    const mask = maskEditor({ t, name: 'mask', label: t('mask'), onChange: (v) => ctx.set({ mask: v }) });
     const presets = h('div.controls', {},
       button({ label: t('causal'), onClick: () => ctx.set({ mask: causal(ctx.state.s.length, ctx.state.s[0].length) }) }),
       button({ label: t('none'), onClick: () => ctx.set({ mask: ctx.state.s.map((r) => r.map(() => 1)) }) }));
-    const before = heatmap({ t, label: t('before'), names: ['T', 'T'], weights: true });
-    const after = heatmap({ t, label: t('after'), names: ['T', 'T'], weights: true });
+    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true });
+    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true });
     const nanNote = h('p.note.nan-note', { role: 'note' });
-    const kind = choice({ label: t('tensorKind'), options: [{ value: 'btt', label: t('btt') }, { value: 'bhtt', label: t('bhtt') }],
+    const kind = choice({ name: 'kind', label: t('tensorKind'), options: [{ value: 'btt', label: t('btt') }, { value: 'bhtt', label: t('bhtt') }],
       onChange: (v) => ctx.set({ kind: v, dim: -1 }) });
     const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
     const dims = dimSelector({ label: t('dimTitle'), onChange: (v) => ctx.set({ dim: v }) });
     const explain = h('p.note.dim-explain', { role: 'status' });
     const slices = h('div.slices');
-    const sliceMaps = [0, 1].map(() => heatmap({ t, label: '', names: ['T', 'T'], weights: true }));
+    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true }));
     slices.append(...sliceMaps.map((m) => m.el));
-    const sums = heatmap({ t, label: '', names: null, digits: 6 });
+    const sums = heatmap({ t, name: 'sums', label: '', names: null, digits: 6 });
     ctx.lab.append(
       h('div.row', {}, h('div.stack', {}, scores.el), h('div.stack', {}, mask.el, presets)),
       h('div.row', {}, before.el, after.el),

@@ -29,21 +29,21 @@ export default {
   ],
   build(ctx) {
     const { t, core } = ctx;
-    const x = matrixEditor({ t, label: t('x'), names: ['T', 'C'], maxRows: 8, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
+    const x = matrixEditor({ t, name: 'x', label: t('x'), names: ['T', 'C'], maxRows: 8, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
     // In linear layout the editors hold (d, C); the state always holds the math layout (C, d).
-    const weight = (key, name) => matrixEditor({ t, label: name, names: ['C', 'd'], maxRows: 6, maxCols: 6,
+    const weight = (key, name) => matrixEditor({ t, name: key, label: name, names: ['C', 'd'], maxRows: 6, maxCols: 6,
       onChange: (v) => ctx.set({ [key]: ctx.state.layout === 'linear' ? toNested(core.linearWeightToMath(tensor(v))) : v }) });
     const w = { wq: weight('wq', 'W_Q'), wk: weight('wk', 'W_K'), wv: weight('wv', 'W_V') };
-    const layout = choice({ label: t('layout'), options: [{ value: 'math', label: t('math') }, { value: 'linear', label: t('linear') }],
+    const layout = choice({ name: 'layout', label: t('layout'), options: [{ value: 'math', label: t('math') }, { value: 'linear', label: t('linear') }],
       onChange: (v) => ctx.set({ layout: v }) });
-    const causal = toggle({ label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
+    const causal = toggle({ name: 'causal', label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
     const maps = {
-      q: heatmap({ t, label: 'Q = X W_Q', names: ['B', 'T', 'd'] }),
-      k: heatmap({ t, label: 'K = X W_K', names: ['B', 'T', 'd'] }),
-      v: heatmap({ t, label: 'V = X W_V', names: ['B', 'T', 'd'] }),
-      s: heatmap({ t, label: t('S'), names: ['B', 'T', 'T'] }),
-      a: heatmap({ t, label: t('A'), names: ['B', 'T', 'T'], weights: true }),
-      y: heatmap({ t, label: t('Y'), names: ['B', 'T', 'd'] }),
+      q: heatmap({ t, name: 'q', label: 'Q = X W_Q', names: ['B', 'T', 'd'] }),
+      k: heatmap({ t, name: 'k', label: 'K = X W_K', names: ['B', 'T', 'd'] }),
+      v: heatmap({ t, name: 'v', label: 'V = X W_V', names: ['B', 'T', 'd'] }),
+      s: heatmap({ t, name: 's', label: t('S'), names: ['B', 'T', 'T'] }),
+      a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true }),
+      y: heatmap({ t, name: 'y', label: t('Y'), names: ['B', 'T', 'd'] }),
     };
     ctx.lab.append(
       h('div.controls', {}, layout.el, causal.el),

@@ -46,19 +46,19 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const T = integer({ t, label: t('T'), min: 2, max: 12, onChange: (v) => ctx.set({ T: v }) });
-    const C = select({ label: t('C'), options: [4, 8, 16, 32].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ C: v }) });
-    const heads = select({ label: t('heads'), options: [1, 2, 4, 8].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ heads: v, head: 0 }) });
-    const head = integer({ t, label: t('head'), min: 0, max: 7, onChange: (v) => ctx.set({ head: v }) });
-    const causal = toggle({ label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
-    const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
+    const T = integer({ t, name: 'T', label: t('T'), min: 2, max: 12, onChange: (v) => ctx.set({ T: v }) });
+    const C = select({ name: 'C', label: t('C'), options: [4, 8, 16, 32].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ C: v }) });
+    const heads = select({ name: 'heads', label: t('heads'), options: [1, 2, 4, 8].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ heads: v, head: 0 }) });
+    const head = integer({ t, name: 'head', label: t('head'), min: 0, max: 7, onChange: (v) => ctx.set({ head: v }) });
+    const causal = toggle({ name: 'causal', label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
+    const seed = integer({ t, name: 'seed', label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
     const hsLine = h('p.shape-line');
-    const maps = SCALES.map((sc) => heatmap({ t, label: t(`${sc}_scale`), names: ['T', 'T'], weights: true }));
+    const maps = SCALES.map((sc) => heatmap({ t, name: `w-${sc}`, label: t(`${sc}_scale`), names: ['T', 'T'], weights: true }));
     const chart = lineChart({ label: t('chart') });
-    const logits = matrixEditor({ t, label: t('logits'), names: null, resizeRows: false, maxCols: 10, minCols: 2, onChange: (v) => ctx.set({ logits: v[0] }) });
-    const factor = slider({ label: t('factor'), min: 0.5, max: 16, step: 0.5, format: (v) => `× ${v}`, onChange: (v) => ctx.set({ factor: v }) });
+    const logits = matrixEditor({ t, name: 'logits', label: t('logits'), names: null, resizeRows: false, maxCols: 10, minCols: 2, onChange: (v) => ctx.set({ logits: v[0] }) });
+    const factor = slider({ name: 'factor', label: t('factor'), min: 0.5, max: 16, step: 0.5, format: (v) => `× ${v}`, onChange: (v) => ctx.set({ factor: v }) });
     const bars = barChart({ label: t('sharp') });
-    const sharp = readout();
+    const sharp = readout({ name: 'sharp' });
     ctx.lab.append(
       h('div.controls', {}, T.el, C.el, heads.el, head.el, causal.el, seed.el), hsLine,
       h('div.row.three', { 'data-compare': 'scales' }, maps.map((m) => m.el)),

@@ -36,18 +36,18 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const x = matrixEditor({ t, label: t('x'), names: ['T', 'C'], maxRows: 12, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
-    const pos = choice({ label: t('positions'), options: ['none', 'learned', 'sinusoidal'].map((v) => ({ value: v, label: t(v) })),
+    const x = matrixEditor({ t, name: 'x', label: t('x'), names: ['T', 'C'], maxRows: 12, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
+    const pos = choice({ name: 'pos', label: t('positions'), options: ['none', 'learned', 'sinusoidal'].map((v) => ({ value: v, label: t(v) })),
       onChange: (v) => ctx.set({ pos: v }) });
-    const causal = toggle({ label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
-    const tmax = integer({ t, label: t('tMax'), min: 1, max: 32, onChange: (v) => ctx.set({ tmax: v }) });
+    const causal = toggle({ name: 'causal', label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
+    const tmax = integer({ t, name: 'tmax', label: t('tMax'), min: 1, max: 32, onChange: (v) => ctx.set({ tmax: v }) });
     const shuffle = button({ label: t('shuffle'), onClick: () => ctx.set({ seed: (ctx.state.seed + 1) % 10000 }) });
     const perm = h('p.shape-line.perm');
-    const px = heatmap({ t, label: t('px'), names: ['B', 'T', 'C'] });
-    const a = heatmap({ t, label: t('attnPx'), names: ['B', 'T', 'D'] });
-    const b = heatmap({ t, label: t('pAttn'), names: ['B', 'T', 'D'] });
-    const table = heatmap({ t, label: t('table'), names: ['T', 'C'] });
-    const out = readout();
+    const px = heatmap({ t, name: 'px', label: t('px'), names: ['B', 'T', 'C'] });
+    const a = heatmap({ t, name: 'attnPx', label: t('attnPx'), names: ['B', 'T', 'D'] });
+    const b = heatmap({ t, name: 'pAttn', label: t('pAttn'), names: ['B', 'T', 'D'] });
+    const table = heatmap({ t, name: 'table', label: t('table'), names: ['T', 'C'] });
+    const out = readout({ name: 'diff' });
     ctx.lab.append(h('div.controls', {}, pos.el, causal.el, tmax.el, shuffle),
       h('div.row', {}, x.el, px.el, table.el), perm, h('div.row', {}, a.el, b.el), out.el);
     return {

@@ -33,14 +33,14 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const mode = choice({ label: t('mode'), options: ['bi', 'causal', 'cross'].map((v) => ({ value: v, label: t(v) })), onChange: (v) => ctx.set({ mode: v }) });
-    const tout = integer({ t, label: t('tout'), min: 1, max: 10, onChange: (v) => ctx.set({ tout: v }) });
-    const tin = integer({ t, label: t('tin'), min: 1, max: 10, onChange: (v) => ctx.set({ tin: v }) });
-    const heads = select({ label: t('heads'), options: [1, 2].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ heads: v }) });
+    const mode = choice({ name: 'mode', label: t('mode'), options: ['bi', 'causal', 'cross'].map((v) => ({ value: v, label: t(v) })), onChange: (v) => ctx.set({ mode: v }) });
+    const tout = integer({ t, name: 'tout', label: t('tout'), min: 1, max: 10, onChange: (v) => ctx.set({ tout: v }) });
+    const tin = integer({ t, name: 'tin', label: t('tin'), min: 1, max: 10, onChange: (v) => ctx.set({ tin: v }) });
+    const heads = select({ name: 'heads', label: t('heads'), options: [1, 2].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ heads: v }) });
     const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
     const tinNote = h('p.note');
-    const mask = heatmap({ t, label: t('mask'), names: ['T_out', 'T_in'], digits: 0, weights: true });
-    const maps = [0, 1].map((i) => heatmap({ t, label: t('weights', { h: i }), names: ['B', 'H', 'T_out', 'T_in'], weights: true }));
+    const mask = heatmap({ t, name: 'mask', label: t('mask'), names: ['T_out', 'T_in'], digits: 0, weights: true });
+    const maps = [0, 1].map((i) => heatmap({ t, name: `w${i}`, label: t('weights', { h: i }), names: ['B', 'H', 'T_out', 'T_in'], weights: true }));
     const shapes = h('p.shape-line');
     ctx.lab.append(h('div.controls', {}, mode.el), h('div.controls', {}, tout.el, tin.el, heads.el, seed.el), tinNote,
       h('div.row', {}, mask.el, maps[0].el, maps[1].el), shapes);

@@ -39,17 +39,17 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const T = integer({ t, label: t('T'), min: 2, max: 10, onChange: (v) => ctx.set({ T: v }) });
-    const tt = integer({ t, label: t('t'), min: 0, max: 8, onChange: (v) => ctx.set({ t: v }) });
-    const causal = toggle({ label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
+    const T = integer({ t, name: 'T', label: t('T'), min: 2, max: 10, onChange: (v) => ctx.set({ T: v }) });
+    const tt = integer({ t, name: 't', label: t('t'), min: 0, max: 8, onChange: (v) => ctx.set({ t: v }) });
+    const causal = toggle({ name: 'causal', label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
     const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
-    const p = slider({ label: t('p'), min: 0, max: 0.9, step: 0.05, format: (v) => v.toFixed(2), onChange: (v) => ctx.set({ p: v }) });
-    const training = toggle({ label: t('training'), onChange: (v) => ctx.set({ training: v }) });
-    const ref = readout({ className: 'ref' });
-    const gc = readout({ className: 'gradcheck' });
-    const probe = heatmap({ t, label: t('probe'), names: ['B', 'T', 'D'], digits: 3 });
-    const probeOut = readout({ className: 'probe' });
-    const drop = heatmap({ t, label: t('drop'), names: ['B', 'T', 'T'] });
+    const p = slider({ name: 'p', label: t('p'), min: 0, max: 0.9, step: 0.05, format: (v) => v.toFixed(2), onChange: (v) => ctx.set({ p: v }) });
+    const training = toggle({ name: 'training', label: t('training'), onChange: (v) => ctx.set({ training: v }) });
+    const ref = readout({ className: 'ref', name: 'ref' });
+    const gc = readout({ className: 'gradcheck', name: 'gradcheck' });
+    const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'D'], digits: 3 });
+    const probeOut = readout({ className: 'probe', name: 'probe' });
+    const drop = heatmap({ t, name: 'drop', label: t('drop'), names: ['B', 'T', 'T'] });
     const dropNote = h('p.note');
     ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el),
       h('div.row', {}, h('div.stack', {}, h('h4', {}, t('ref')), ref.el), h('div.stack', {}, h('h4', {}, t('gc')), gc.el)),

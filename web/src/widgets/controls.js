@@ -1,32 +1,32 @@
 // Small form controls. Each calls onChange with a valid value, or marks itself and explains.
 import { h, nextId } from './dom.js';
 
-export function toggle({ label, onChange, id = nextId('tg') }) {
-  const input = h('input', { type: 'checkbox', id, onchange: () => onChange(input.checked) });
+export function toggle({ label, onChange, name, id = nextId('tg') }) {
+  const input = h('input', { type: 'checkbox', id, 'data-name': name, onchange: () => onChange(input.checked) });
   const el = h('label.control.toggle', { for: id }, input, ' ', label);
   return { el, set: (v) => { input.checked = !!v; } };
 }
 
 /** options: [{value, label}] rendered as a segmented radio group (keyboard: arrows within). */
-export function choice({ label, options, onChange, id = nextId('ch') }) {
+export function choice({ label, options, onChange, name, id = nextId('ch') }) {
   const inputs = options.map((o, i) => h('input', { type: 'radio', name: id, id: `${id}-${i}`, value: String(o.value),
     onchange: () => onChange(o.value) }));
-  const el = h('fieldset.control.choice', { id }, h('legend', {}, label),
+  const el = h('fieldset.control.choice', { id, 'data-name': name }, h('legend', {}, label),
     options.map((o, i) => h('label', { for: `${id}-${i}` }, inputs[i], h('span', {}, o.label))));
   return { el, set: (v) => inputs.forEach((inp, i) => { inp.checked = options[i].value === v; }) };
 }
 
-export function select({ label, options, onChange, id = nextId('sel') }) {
-  const sel = h('select', { id, onchange: () => onChange(options[sel.selectedIndex].value) },
+export function select({ label, options, onChange, name, id = nextId('sel') }) {
+  const sel = h('select', { id, 'data-name': name, onchange: () => onChange(options[sel.selectedIndex].value) },
     options.map((o) => h('option', { value: String(o.value) }, o.label)));
   const el = h('label.control.select', { for: id }, label, ' ', sel);
   return { el, set: (v) => { sel.selectedIndex = Math.max(0, options.findIndex((o) => o.value === v)); } };
 }
 
 /** Whole numbers in [min, max]; anything else is marked and not reported. */
-export function integer({ t, label, min, max, onChange, id = nextId('int') }) {
+export function integer({ t, label, min, max, onChange, name, id = nextId('int') }) {
   const msg = h('span.cell-error', { role: 'alert', hidden: true, id: `${id}-err` });
-  const input = h('input', { type: 'number', id, min, max, step: 1, inputmode: 'numeric',
+  const input = h('input', { type: 'number', id, min, max, step: 1, inputmode: 'numeric', 'data-name': name,
     oninput: () => {
       const s = input.value.trim();
       const v = Number(s);
@@ -45,9 +45,9 @@ export function integer({ t, label, min, max, onChange, id = nextId('int') }) {
   return { el, set: (v) => { if (Number(input.value) !== v || input.value === '') input.value = String(v); input.removeAttribute('aria-invalid'); msg.hidden = true; } };
 }
 
-export function slider({ label, min, max, step, onChange, format = String, id = nextId('sl') }) {
+export function slider({ label, min, max, step, onChange, name, format = String, id = nextId('sl') }) {
   const out = h('output', { for: id });
-  const input = h('input', { type: 'range', id, min, max, step, oninput: () => { out.textContent = format(Number(input.value)); onChange(Number(input.value)); } });
+  const input = h('input', { type: 'range', id, min, max, step, 'data-name': name, oninput: () => { out.textContent = format(Number(input.value)); onChange(Number(input.value)); } });
   const el = h('label.control.slider', { for: id }, label, ' ', input, ' ', out);
   return { el, set: (v) => { input.value = String(v); out.textContent = format(v); } };
 }
@@ -57,8 +57,8 @@ export function button({ label, onClick, className }) {
 }
 
 /** A line of results: set([[label, value], ...]). */
-export function readout({ className = '' } = {}) {
-  const el = h('dl.readout', { class: className || null });
+export function readout({ className = '', name } = {}) {
+  const el = h('dl.readout', { class: className || null, 'data-name': name });
   return {
     el,
     set(items) {

@@ -13,7 +13,7 @@ export function dimSelector({ label, onChange }) {
       const key = JSON.stringify(dims);
       if (key !== current) {
         current = key;
-        const c = choice({ label, options: dims, onChange });
+        const c = choice({ label, options: dims, onChange, name: 'dim' });
         wrap.replaceChildren(c.el);
         wrap.setChoice = c.set;
       }

@@ -23,11 +23,11 @@ export function colour(v, { signed, max }) {
   return { bg: `rgb(${rgb.join(',')})`, fg: luminance(rgb) > 0.5 ? '#111' : '#fff' };
 }
 
-export function heatmap({ t, label, names, digits = 3, weights = false, id = nextId('hm') }) {
+export function heatmap({ t, label, names, name, digits = 3, weights = false, id = nextId('hm') }) {
   const table = h('table.matrix.heatmap', { 'aria-label': label });
   const badge = h('span.shape-badge');
   const note = h('p.heatmap-note', { hidden: true });
-  const el = h('figure.tensor.heat', { id }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), h('div.scroll', {}, table), note);
+  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), h('div.scroll', {}, table), note);
 
   /**
    * rows: number[][]; opts: {rowMarks: {index: 'text'}, highlightRows: Set, highlightCols: Set, signed, max, names}

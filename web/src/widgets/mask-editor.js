@@ -3,11 +3,11 @@
 import { h } from './dom.js';
 import { shapeText } from '../format.js';
 
-export function maskEditor({ t, label, onChange }) {
+export function maskEditor({ t, label, name, onChange }) {
   let rows = [[1]];
   const grid = h('table.matrix.mask', { role: 'grid', 'aria-label': label });
   const badge = h('span.shape-badge');
-  const el = h('figure.tensor.mask-editor', {}, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), h('div.scroll', {}, grid));
+  const el = h('figure.tensor.mask-editor', { 'data-name': name }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), h('div.scroll', {}, grid));
 
   const focusAt = (i, j) => grid.querySelector(`button[data-row="${i}"][data-col="${j}"]`)?.focus();
   function build() {

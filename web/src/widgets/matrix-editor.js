@@ -17,7 +17,7 @@ export function parseCell(text) {
 }
 
 export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows = 12, minCols = 1, maxCols = 12,
-  resizeRows = true, resizeCols = true, id = nextId('m') }) {
+  resizeRows = true, resizeCols = true, name, id = nextId('m') }) {
   let rows = [[0]];
   const table = h('table.matrix.editable', { role: 'grid', 'aria-label': label });
   const badge = h('span.shape-badge');
@@ -34,7 +34,7 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
     h('button', { type: 'button', onclick: resize(-1, 0), 'data-act': 'remove-row' }, t('removeRow')));
   if (resizeCols) buttons.push(h('button', { type: 'button', onclick: resize(0, 1), 'data-act': 'add-col' }, t('addCol')),
     h('button', { type: 'button', onclick: resize(0, -1), 'data-act': 'remove-col' }, t('removeCol')));
-  const el = h('figure.tensor.editor', { id },
+  const el = h('figure.tensor.editor', { id, 'data-name': name },
     h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge),
     h('div.scroll', {}, table),
     buttons.length ? h('div.resize', {}, buttons) : null,
