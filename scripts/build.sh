@@ -22,5 +22,6 @@ if [[ $what == web || $what == all ]]; then
   npx --no-install vite build --logLevel warn
   npx --no-install vite build --mode single --logLevel warn
   cp build/single/index.html dist/attention-lab.html
+  node scripts/csp.mjs dist/index.html dist/attention-lab.html
   echo "build: dist/index.html and dist/attention-lab.html"
 fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every suite: the native doctest suite (through ctest), the WASM module in Node (node --test,
+# Every suite: the native doctest suite (through ctest), the same under ASan + UBSan, a short
+# libFuzzer run over the C++ API, the WASM module in Node (node --test,
 # including the native-vs-WASM golden cases and the lesson files), and the built page in
 # headless Chromium (node --test tests/web). Fails if any suite fails.
 set -uo pipefail
@@ -10,6 +11,13 @@ bash scripts/build.sh all || { echo "test: build failed" >&2; exit 1; }
 status=0
 echo "== native: doctest through ctest"
 ctest --test-dir build/native --output-on-failure || status=1
+echo "== native under AddressSanitizer + UndefinedBehaviorSanitizer: doctest through ctest"
+{ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DATTN_SANITIZE=ON >/dev/null &&
+  cmake --build build/asan -j "$(nproc)" --target attn_tests >/dev/null &&
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ctest --test-dir build/asan --output-on-failure; } || status=1
+echo "== fuzzing the C++ API briefly (scripts/fuzz.sh 60 for the long run)"
+bash scripts/fuzz.sh 3 || status=1
 echo "== golden cases from the native build"
 build/native/attn_golden build/golden.json || status=1
 echo "== WASM in Node and the page in Chromium: node --test"

@@ -45,6 +45,14 @@ TEST_SUITE("errors") {
         CHECK_THROWS_WITH_AS(causal_average(Tensor{{1.0, 2.0}}, u), "causalAverage: unknown option 'methd' (known: method)", Error);
     }
 
+    TEST_CASE("the inspection functions take NaN (masked rows) but not infinities") {
+        CHECK(std::isnan(max_abs_diff(Tensor{1.0, kNaN}, Tensor{1.0, 2.0})));
+        CHECK_THROWS_WITH_AS(max_abs_diff(Tensor{1.0, kInf}, Tensor{1.0, 2.0}),
+                             "maxAbsDiff: a: every value must be a finite number or NaN, got Infinity at [1]", Error);
+        CHECK_THROWS_WITH_AS(sum_along(Tensor{1.0, -kInf}, 0), "sum: x: every value must be a finite number or NaN, got -Infinity at [1]", Error);
+        CHECK_THROWS_WITH_AS(attention_stats(Tensor{kInf, 0.0}), "attentionStats: weights: every value must be a finite number or NaN, got Infinity at [0]", Error);
+    }
+
     TEST_CASE("maxAbsDiff needs equal shapes") {
         CHECK_THROWS_WITH_AS(max_abs_diff(Tensor{{1.0, 2.0}}, Tensor{1.0, 2.0}),
                              "maxAbsDiff: a and b must have the same shape, got (1, 2) and (2,)", Error);
@@ -131,6 +139,23 @@ TEST_SUITE("errors") {
         const Tensor big = randn({2, 40, 30}, 1);
         CHECK_THROWS_WITH_AS(gradcheck_sdpa(big, big, big, SdpaOptions{}, 0),
                              "gradcheck: the inputs have 7200 elements; gradcheck perturbs each one, so it is limited to 4096", Error);
+    }
+
+    TEST_CASE("finite inputs that overflow float64 on the way are an error, not inf or NaN") {
+        const Tensor big = xt::ones<double>(Shape{1, 2, 2}) * 1e200;
+        CHECK_THROWS_WITH_AS(sdpa(big, big, big, SdpaOptions{}),
+                             "sdpa: the scores q.k * scale overflow float64 (Infinity at flat index 0): the inputs are too large in magnitude", Error);
+        MhaOptions o = mha_opts(2, 2, 1);
+        o.wq = o.wk = o.wv = xt::ones<double>(Shape{2, 2}) * 1e200;
+        CHECK_THROWS_WITH_AS(multi_head_attention(big, o),
+                             "multiHeadAttention: the projections q = x wq overflow float64 (Infinity at flat index 0): the inputs are too large in magnitude", Error);
+        CHECK_THROWS_WITH_AS(causal_average(Tensor{{1e308, 0.0}, {1e308, 0.0}}, AverageMethod::Loop),
+                             "causalAverage: the sums overflow float64 (Infinity at flat index 2): the inputs are too large in magnitude", Error);
+        const Tensor huge = xt::ones<double>(Shape{16}) * 1e308;   // p = 0.5 keeps some of 16, each doubled
+        CHECK_THROWS_WITH_AS(dropout(huge, 0.5, true, 3), doctest::Contains("dropout: the kept values x / (1 - p) overflow float64 (Infinity at flat index "), Error);
+        // large but safe: 1e150 squared is 1e300
+        const Tensor ok = xt::ones<double>(Shape{1, 2, 2}) * 1e150;
+        CHECK_NOTHROW(sdpa(ok, ok, ok, SdpaOptions{}));
     }
 
     TEST_CASE("a score tensor past the size limit is refused before it is allocated") {

@@ -26,5 +26,6 @@ test('10,000 mixed calls (some throwing) do not grow WASM memory or leak heap', 
   const after = core.memoryStats();
   assert.equal(after.memoryBytes, before.memoryBytes, 'WASM memory grew');
   assert.equal(after.heapInUse, before.heapInUse, `heap in use went from ${before.heapInUse} to ${after.heapInUse} bytes`);
+  assert.equal(after.emvalHandles, before.emvalHandles, 'Embind value handles left behind');
 });
 

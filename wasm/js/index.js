@@ -136,8 +136,8 @@ function makeApi(m) {
     dropout: (x, opts) => unwrap(m.dropout(tensorArg('dropout', 'x', x), optionsArg('dropout', opts))),
     dropoutStats: (weights, opts) =>
       unwrap(m.dropoutStats(tensorArg('dropoutStats', 'weights', weights), optionsArg('dropoutStats', opts))),
-    /** {heapInUse, memoryBytes}: for leak tests and the curious. */
-    memoryStats: () => m.memoryStats(),
+    /** {heapInUse, memoryBytes, emvalHandles}: for leak tests and the curious. */
+    memoryStats: () => ({ ...m.memoryStats(), emvalHandles: m.count_emval_handles() }),
   };
   return Object.freeze(api);
 }

@@ -20,6 +20,7 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 // ---- 18.4 ------------------------------------------------------------------------------
 RowStats attention_stats(const Tensor& w) {
     detail::require_rank("attentionStats: weights", w, 1, kMaxRank, "(..., Tk)");
+    detail::require_finite("attentionStats: weights", w, false, /*allow_nan=*/true);
     for (std::size_t i = 0; i < w.size(); ++i) {
         const double v = w.data()[i];
         if (!std::isnan(v) && !(v >= 0.0 && v <= 1.0))
@@ -345,6 +346,7 @@ Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed) {
     detail::Rng rng(seed);
     const double keep = 1.0 / (1.0 - p);
     for (std::size_t i = 0; i < x.size(); ++i) y.data()[i] = rng.uniform() < p ? 0.0 : x.data()[i] * keep;
+    detail::require_no_overflow("dropout: the kept values x / (1 - p)", y);
     return y;
 }
 
@@ -369,6 +371,7 @@ DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::
     Shape rs(s.begin(), s.end() - 1);
     if (rs.empty()) rs.push_back(1);
     DropoutStats st{xt::zeros<double>(rs), xt::zeros<double>(rs)};
+    detail::require_no_overflow("dropoutStats: the row sums of the weights", sum_along(w, -1));
     for (std::size_t k = 0; k < samples; ++k) {
         const Tensor y = dropout(w, p, true, seed + k);
         for (std::size_t i = 0; i < rows; ++i) {
@@ -378,6 +381,8 @@ DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::
             st.mean_row_sums.data()[i] += sum / double(samples);
         }
     }
+    detail::require_no_overflow("dropoutStats: the row sums", st.sample_row_sums);
+    detail::require_no_overflow("dropoutStats: the mean row sums", st.mean_row_sums);
     return st;
 }
 

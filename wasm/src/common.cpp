@@ -146,12 +146,12 @@ void require_rank(const std::string& name, const Tensor& t, std::size_t lo, std:
         }
 }
 
-void require_finite(const std::string& name, const Tensor& t, bool allow_neg_inf) {
+void require_finite(const std::string& name, const Tensor& t, bool allow_neg_inf, bool allow_nan) {
     const std::size_t n = t.size();
     const double* p = t.data();
     for (std::size_t i = 0; i < n; ++i) {
         const double v = p[i];
-        if (std::isfinite(v) || (allow_neg_inf && v == -std::numeric_limits<double>::infinity()))
+        if (std::isfinite(v) || (allow_neg_inf && v == -std::numeric_limits<double>::infinity()) || (allow_nan && std::isnan(v)))
             continue;
         // Name the element by its multi-index.
         std::string idx;
@@ -159,9 +159,17 @@ void require_finite(const std::string& name, const Tensor& t, bool allow_neg_inf
         std::vector<std::size_t> ix(t.dimension());
         for (std::size_t a = t.dimension(); a-- > 0;) { ix[a] = rem % t.shape()[a]; rem /= t.shape()[a]; }
         for (std::size_t a = 0; a < ix.size(); ++a) idx += (a ? ", " : "") + std::to_string(ix[a]);
-        fail(name + ": every value must be a finite number" +
-             std::string(allow_neg_inf ? " or -Infinity" : "") + ", got " + num(v) + " at [" + idx + "]");
+        fail(name + ": every value must be a finite number" + std::string(allow_neg_inf ? " or -Infinity" : "") +
+             std::string(allow_nan ? " or NaN" : "") + ", got " + num(v) + " at [" + idx + "]");
     }
+}
+
+void require_no_overflow(const std::string& what, const Tensor& t) {
+    const double* p = t.data();
+    for (std::size_t i = 0; i < t.size(); ++i)
+        if (!std::isfinite(p[i]))
+            fail(what + " overflow float64 (" + num(p[i]) + " at flat index " + std::to_string(i) +
+                 "): the inputs are too large in magnitude");
 }
 
 void require_size(const std::string& what, std::size_t elements) {

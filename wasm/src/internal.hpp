@@ -40,9 +40,13 @@ std::string num(double v);     // 3, 0.5, 1e+300, nan
 std::size_t product(const Shape& s);
 void require_rank(const std::string& name, const Tensor& t, std::size_t lo, std::size_t hi,
                   const std::string& layout);
-// NaN is never allowed; +/-inf only where allow_neg_inf says (softmax scores may hold -inf).
-void require_finite(const std::string& name, const Tensor& t, bool allow_neg_inf = false);
+// +/-inf is never allowed but -inf where allow_neg_inf says (softmax scores may hold -inf); NaN
+// only where allow_nan says (maxAbsDiff, sum, attentionStats inspect results with NaN rows).
+void require_finite(const std::string& name, const Tensor& t, bool allow_neg_inf = false, bool allow_nan = false);
 void require_size(const std::string& what, std::size_t elements);
+// Finite inputs can still overflow float64 on the way (1e200 * 1e200). Results are checked and an
+// overflow is reported as an Error naming `what`, instead of returning inf or NaN.
+void require_no_overflow(const std::string& what, const Tensor& t);
 std::size_t to_index(const std::string& name, double v, std::size_t lo, std::size_t hi);
 std::uint64_t to_seed(const std::string& name, double v);
 double scale_factor(const Scale& s, std::size_t hs, std::size_t C);

@@ -125,6 +125,9 @@ Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D) {
     f.res.q = project(x, o.wq);     // (B, T, C) x (C, D) -> (B, T, D)
     f.res.k = project(src, o.wk);   // (B, Tk, D)
     f.res.v = project(src, o.wv);   // (B, Tk, D)
+    detail::require_no_overflow("multiHeadAttention: the projections q = x wq", f.res.q);
+    detail::require_no_overflow("multiHeadAttention: the projections k = src wk", f.res.k);
+    detail::require_no_overflow("multiHeadAttention: the projections v = src wv", f.res.v);
     f.qh = split_heads(f.res.q, D.NH);   // (B, NH, T, hs)
     f.kh = split_heads(f.res.k, D.NH);   // (B, NH, Tk, hs)
     f.vh = split_heads(f.res.v, D.NH);
@@ -135,7 +138,9 @@ Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D) {
     detail::sdpa_forward_kernel(f.qh.data(), f.kh.data(), f.vh.data(), D.B * D.NH, D.T, D.Tk, D.hs,
                                 D.hs, f.scale, o.causal, f.res.scores.data(), f.res.weights.data(),
                                 oh.data());
+    detail::require_no_overflow("multiHeadAttention: the scores q.k * scale", f.res.scores);
     f.res.out = merge_heads(oh);   // (B, NH, T, hs) -> (B, T, D)
+    detail::require_no_overflow("multiHeadAttention: the outputs", f.res.out);
     return f;
 }
 
@@ -183,6 +188,8 @@ MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, 
     Tensor& dsrc = o.has_memory ? (g.dmemory = xt::zeros<double>(o.memory.shape())) : g.dx;
     input_grad(dk, o.wk, dsrc);
     input_grad(dv, o.wv, dsrc);
+    for (const Tensor* t : {&g.dx, &g.dwq, &g.dwk, &g.dwv}) detail::require_no_overflow(fn + ": the gradients", *t);
+    if (o.has_memory) detail::require_no_overflow(fn + ": the gradients", g.dmemory);
     return g;
 }
 

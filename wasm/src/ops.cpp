@@ -16,7 +16,7 @@ Shape shape_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end(
 
 Tensor sum_along(const Tensor& x, long dim) {
     detail::require_rank("sum: x", x, 1, kMaxRank, "a tensor");
-    // NaN is allowed here: a fully masked row's NaN sum is what the lab shows.
+    detail::require_finite("sum: x", x, false, /*allow_nan=*/true);   // a fully masked row's NaN sum is what the lab shows
     const std::size_t r = x.dimension();
     const Shape s = shape_of(x);
     if (dim < -long(r) || dim >= long(r))
@@ -34,6 +34,11 @@ Tensor sum_along(const Tensor& x, long dim) {
     for (std::size_t o = 0; o < outer; ++o)
         for (std::size_t j = 0; j < s[a]; ++j)
             for (std::size_t in = 0; in < inner; ++in) out.data()[o * inner + in] += x.data()[(o * s[a] + j) * inner + in];
+    // NaN in, NaN out (a masked row's sum); but finite inputs must not overflow to inf
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (std::isinf(out.data()[i]))
+            fail("sum: the sums overflow float64 (" + detail::num(out.data()[i]) + " at flat index " + std::to_string(i) +
+                 "): the inputs are too large in magnitude");
     return out;
 }
 
@@ -74,6 +79,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
                 for (std::size_t j = 0; j < m; ++j) op[i * m + j] += av * bp[c * m + j];
             }
     }
+    detail::require_no_overflow("matmul: the products", out);
     return out;
 }
 
@@ -129,6 +135,8 @@ SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, con
                 res.out.data()[(n * Tq + i) * dv + c] = y;
             }
     }
+    detail::require_no_overflow("sdpaReference: the scores q.k * scale", res.scores);
+    detail::require_no_overflow("sdpaReference: the outputs", res.out);
     return res;
 }
 

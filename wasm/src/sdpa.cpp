@@ -162,6 +162,8 @@ SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOpt
     res.out = Tensor::from_shape(with_tail(D.lead, D.Tq, D.dv));
     detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale,
                                 opts.causal, res.scores.data(), res.weights.data(), res.out.data());
+    detail::require_no_overflow("sdpa: the scores q.k * scale", res.scores);
+    detail::require_no_overflow("sdpa: the outputs", res.out);
     return res;
 }
 
@@ -188,12 +190,16 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
     Tensor out = Tensor::from_shape(want);
     detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale,
                                 opts.causal, scores.data(), weights.data(), out.data());
+    detail::require_no_overflow("sdpaBackward: the scores q.k * scale", scores);
     SdpaGrads g;
     g.dq = Tensor::from_shape(q.shape());
     g.dk = Tensor::from_shape(k.shape());
     g.dv = Tensor::from_shape(v.shape());
     detail::sdpa_backward_kernel(q.data(), k.data(), v.data(), weights.data(), grad_out.data(), D.N,
                                  D.Tq, D.Tk, D.d, D.dv, scale, g.dq.data(), g.dk.data(), g.dv.data());
+    detail::require_no_overflow("sdpaBackward: the gradients dq", g.dq);
+    detail::require_no_overflow("sdpaBackward: the gradients dk", g.dk);
+    detail::require_no_overflow("sdpaBackward: the gradients dv", g.dv);
     return g;
 }
 
@@ -207,6 +213,7 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
 
 static Tensor transpose2d(const Tensor& w, const std::string& fn, const std::string& layout) {
     detail::require_rank(fn + ": w", w, 2, 2, layout);
+    detail::require_finite(fn + ": w", w);
     const std::size_t a = w.shape()[0], b = w.shape()[1];
     Tensor t = Tensor::from_shape({b, a});
     for (std::size_t i = 0; i < a; ++i)

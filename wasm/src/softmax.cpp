@@ -67,6 +67,7 @@ Tensor causal_average(const Tensor& x, AverageMethod method) {
         so.mask = MaskKind::Causal;   // zeros where allowed, -inf in the future
         y = apply_rows(softmax(xt::zeros<double>(Shape{T, T}), so).weights, x3);
     }
+    detail::require_no_overflow("causalAverage: the sums", y);
     y.reshape(x.shape());
     return y;
 }
@@ -85,6 +86,8 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
              shape_str(Shape(a.shape().begin(), a.shape().end())) + " and " +
              shape_str(Shape(b.shape().begin(), b.shape().end())));
     }
+    detail::require_finite("maxAbsDiff: a", a, false, true);
+    detail::require_finite("maxAbsDiff: b", b, false, true);
     double m = 0.0;
     for (std::size_t i = 0; i < a.size(); ++i) {
         const double d = std::fabs(a.data()[i] - b.data()[i]);

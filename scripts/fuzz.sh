@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Fuzz the core's public C++ API with libFuzzer (+ AddressSanitizer, UndefinedBehaviorSanitizer).
+#   scripts/fuzz.sh [seconds per target = 60] [--keep]
+# Starts from the corpus in tests/fuzz/corpus/<target>; with --keep, the inputs that reach new
+# code are merged into it afterwards (libFuzzer -merge=1 keeps it small). Without --keep the
+# corpus is only read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+keep=${2:-}
+cxx=$(command -v clang++-14 || command -v clang++ || true)
+[[ -n $cxx ]] || { echo "fuzz: clang++ is needed (Debian: clang, libclang-rt-14-dev)" >&2; exit 1; }
+cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER="$cxx" -DATTN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/fuzz -j "$(nproc)" >/dev/null
+status=0
+for target in softmax sdpa mha positions options; do
+  seeds=tests/fuzz/corpus/$target
+  mkdir -p "$seeds"
+  work=$(mktemp -d)
+  log=build/fuzz/$target.log
+  if build/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=4096 \
+       -artifact_prefix=build/fuzz/crash-$target- "$work" "$seeds" >"$log" 2>&1; then
+    echo "fuzz $target: clean for ${seconds}s, $(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || grep -oE '#[0-9]+' "$log" | tail -1) runs"
+  else
+    echo "fuzz $target: FAILED (see $log and build/fuzz/crash-$target-*)"; tail -30 "$log"; status=1
+  fi
+  if [[ $keep == --keep && $status == 0 ]]; then
+    build/fuzz/fuzz_$target -merge=1 -max_len=4096 "$seeds" "$work" >>"$log" 2>&1
+    echo "fuzz $target: corpus now $(ls "$seeds" | wc -l) inputs"
+  fi
+  rm -rf "$work"
+done
+exit $status

@@ -1,0 +1,186 @@
+// Hostile and broken input to the built page: every section's inputs take a table of bad entries
+// (each is marked with a message and the last good result stays), URLs with script, huge values
+// and wrong shapes fall back to defaults with a notice, the embed ignores its parent, and the
+// Content-Security-Policy stops injected script. The console stays free of errors throughout.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { serve, launch, openPage, heatmapValues } from './harness.mjs';
+
+const DIST = new URL('../../dist/', import.meta.url).pathname;
+let server, chrome;
+before(async () => { server = await serve(DIST); chrome = await launch(); });
+after(async () => { await chrome?.close(); server?.close(); });
+
+const sec = (page, id) => page.locator(`.lab-section[data-section="${id}"]`);
+const fig = (page, id, name) => sec(page, id).locator(`[data-name="${name}"]`);
+async function open(query = '?lang=en') {
+  const r = await openPage(chrome.browser, server.url + query);
+  await r.page.waitForSelector('.lab-section[data-section="18.7"], body.embed .lab-section', { timeout: 15000 });
+  return r;
+}
+
+const BAD_CELLS = ['', '   ', 'abc', 'NaN', 'nan', 'Infinity', '-Infinity', '1e999', '-1e400', '1,5', '0x10', '1/2', '--1', '1e', '.',
+  '<script>alert(1)</script>', '"><img src=x onerror=window.__pwned=1>', '𝟙', '１', `${'9'.repeat(400)}`];
+
+// section, matrix editor, a result heatmap that must not change
+const EDITORS = [['18.1', 'x0', 'y0'], ['18.2', 'scores', 'before'], ['18.3', 'x', 'y'], ['18.3', 'wq', 'q'], ['18.4', 'logits', null], ['18.5', 'x', 'attnPx']];
+// section, whole-number field, a result heatmap that must not change
+const INTEGERS = [['18.4', 'T', 'w-head'], ['18.5', 'tmax', 'attnPx'], ['18.6', 'tout', 'w0'], ['18.6', 'tin', 'w0'], ['18.7', 'T', 'probe'], ['18.7', 't', 'probe']];
+
+test('every matrix editor: a table of bad cells is marked, explained, and the last result stays', async () => {
+  const { page, errors } = await open();
+  for (const [id, editor, result] of EDITORS) {
+    const kept = result ? await heatmapValues(fig(page, id, result)) : await fig(page, id, 'sharp').textContent();
+    for (const text of BAD_CELLS) {
+      const cell = fig(page, id, editor).locator('input').first();
+      await cell.fill(text);
+      assert.equal(await cell.getAttribute('aria-invalid'), 'true', `${id} ${editor} ${JSON.stringify(text)}`);
+      const msg = fig(page, id, editor).locator('.cell-error');
+      assert.equal(await msg.isVisible(), true);
+      assert.match(await msg.textContent(), /Row 1, column 1/);
+      const now = result ? await heatmapValues(fig(page, id, result)) : await fig(page, id, 'sharp').textContent();
+      assert.deepEqual(now, kept, `${id}: result changed after ${JSON.stringify(text)}`);
+    }
+    await sec(page, id).locator('button.reset').click();
+  }
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('every whole-number field: bad entries are marked and the last result stays', async () => {
+  const { page, errors } = await open();
+  for (const [id, field, result] of INTEGERS) {
+    const kept = await heatmapValues(fig(page, id, result));
+    for (const text of ['', '-1', '1.5', '1e9', '99999']) {
+      const input = fig(page, id, field);
+      await input.fill(text);
+      assert.equal(await input.getAttribute('aria-invalid'), 'true', `${id} ${field} ${text}`);
+      assert.deepEqual(await heatmapValues(fig(page, id, result)), kept, `${id} ${field} ${text}`);
+    }
+    await sec(page, id).locator('button.reset').click();
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('values the core rejects show its message per section and keep the last result', async () => {
+  const { page, errors } = await open();
+  const none = async () => {};
+  // [section, a valid step first, the step the core rejects, a result that must stay, the message]
+  const cases = [
+    ['18.3', none, async () => { await fig(page, '18.3', 'wk').locator('button[data-act="add-row"]').click(); }, 'y', /wk must have shape \(C, D\) with C = 2/],
+    ['18.4', async () => { await fig(page, '18.4', 'C').selectOption('4'); }, async () => { await fig(page, '18.4', 'heads').selectOption('8'); }, 'w-head', /heads = 8 does not divide/],
+    ['18.5', async () => { await fig(page, '18.5', 'pos').getByLabel(/learned/).check(); }, async () => { await fig(page, '18.5', 'tmax').fill('2'); }, 'attnPx', /past the learned table's tMax = 2/],
+    ['18.7', async () => { await fig(page, '18.7', 't').fill('1'); await fig(page, '18.7', 'T').fill('3'); }, async () => { await fig(page, '18.7', 't').fill('2'); }, 'probe', /t must be from 0 to T - 2 = 1/],
+  ];
+  for (const [id, prepare, act, result, message] of cases) {
+    await prepare();
+    const kept = await heatmapValues(fig(page, id, result));
+    await act();
+    const status = sec(page, id).locator('.status.error');
+    assert.match(await status.textContent(), message, id);
+    assert.deepEqual(await heatmapValues(fig(page, id, result)), kept, `${id} kept its result`);
+    await sec(page, id).locator('button.reset').click();
+    assert.equal(await status.count(), 0, `${id}: reset clears the error`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('Chinese pages translate the core messages that are ours', async () => {
+  const { page } = await open('?lang=zh&s5.pos=learned&s5.tmax=2');
+  assert.match(await sec(page, '18.5').locator('.status.error').textContent(), /超过了学习式位置表的 T_max = 2 行/);
+  await page.close();
+});
+
+const HOSTILE = [
+  `?lang=<script>window.__pwned=1</script>`,
+  `?embed=../../etc/passwd`,
+  `?embed=<img src=x onerror=window.__pwned=1>`,
+  `?s1.x=${encodeURIComponent('<img src=x onerror=window.__pwned=1>')}`,
+  `?s1.x=1,2;3`, `?s1.x=1e308,1;2,3`, `?s1.x=${'1,'.repeat(20)}1`, `?s1.x=${'1;'.repeat(40)}1`,
+  `?s2.mask=12;34`, `?s2.mask=${'1'.repeat(3000)}`, `?s2.dim=9`, `?s2.kind=bhttt`,
+  `?s4.T=1e308`, `?s4.T=-5`, `?s4.C=7`, `?s4.logits=`, `?s4.factor=NaN`, `?s4.factor=1e999`,
+  `?s5.pos=constructor`, `?s5.tmax=__proto__`, `?s6.mode=toString`, `?s7.p=0.95`, `?s7.t=3.5`,
+  `?s3.layout=math&s3.layout=linear`, `?__proto__.polluted=1&constructor.prototype.polluted=1`,
+  // (very long: under the 16 KB request-header limit of the static server, which answers 431 past it)
+  `?${'x'.repeat(6000)}=1`, `?s1.norm=${'1'.repeat(8000)}`, '#<img src=x onerror=window.__pwned=1>',
+];
+
+test('hostile URLs never run script, never break the page, and fall back with a notice', async () => {
+  for (const q of HOSTILE) {
+    const { page, errors } = await openPage(chrome.browser, server.url + q);
+    let dialog = false;
+    page.on('dialog', async (d) => { dialog = true; await d.dismiss(); });
+    await page.waitForSelector('.lab-section', { timeout: 15000 });
+    assert.equal(dialog, false, q);
+    assert.equal(await page.evaluate(() => window.__pwned), undefined, q);
+    assert.equal(await page.evaluate(() => ({}).polluted), undefined, `${q}: prototype polluted`);
+    assert.ok(await page.locator('.lab-section').count() >= 1, q);
+    assert.equal(await page.locator('.status.error').count(), 0, `${q}: no section is left failing`);
+    assert.deepEqual(errors, [], q);
+    await page.close();
+  }
+});
+
+test('a rejected URL value is named in the notice and its default is used', async () => {
+  const { page } = await open('?lang=en&s4.T=1e308&s1.x=1,2;3');
+  const notice = await page.locator('.notice').textContent();
+  assert.match(notice, /s4\.T/);
+  assert.match(notice, /s1\.x/);
+  assert.equal(await fig(page, '18.4', 'T').inputValue(), '6');
+  await page.close();
+});
+
+test('the embedded lab posts only its height and ignores messages from its parent', async () => {
+  const page = await chrome.browser.newPage();
+  await page.goto(server.url);
+  await page.evaluate((src) => {
+    window.received = [];
+    addEventListener('message', (e) => window.received.push(e.data));
+    const f = document.createElement('iframe');
+    f.src = src;
+    document.body.replaceChildren(f);
+  }, `${server.url}?embed=18.1&lang=en`);
+  await page.waitForFunction(() => window.received.length > 0, null, { timeout: 15000 });
+  const frame = page.frames().find((f) => f.url().includes('embed=18.1'));
+  const before = await heatmapValues(frame.locator('[data-name="y0"]'));
+  await page.evaluate(() => {
+    const w = document.querySelector('iframe').contentWindow;
+    for (const m of [{ type: 'attention-lab:set', x: [[9, 9]] }, '<script>alert(1)</script>', { eval: 'window.__pwned = 1' }]) w.postMessage(m, '*');
+  });
+  await page.waitForTimeout(200);
+  assert.deepEqual(await heatmapValues(frame.locator('[data-name="y0"]')), before);
+  assert.equal(await frame.evaluate(() => window.__pwned), undefined);
+  const kinds = await page.evaluate(() => window.received.map((m) => Object.keys(m).sort().join(',')));
+  assert.ok(kinds.every((k) => k === 'height,section,type'), `parent received only heights: ${kinds}`);
+  await page.close();
+});
+
+test('both built pages carry a Content-Security-Policy that blocks injected inline script', async () => {
+  for (const file of ['index.html', 'attention-lab.html']) {
+    const html = readFileSync(`${DIST}${file}`, 'utf8');
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1];
+    assert.ok(csp, `${file} has a policy`);
+    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+    assert.deepEqual(directives['script-src'].slice(0, 2), ["'self'", "'wasm-unsafe-eval'"], file);
+    assert.ok(!directives['script-src'].includes("'unsafe-inline'") && !directives['script-src'].includes("'unsafe-eval'"), file);
+    assert.deepEqual(directives['object-src'], ["'none'"]);
+    assert.deepEqual(directives['default-src'], ["'self'"]);
+  }
+  const { page } = await open();
+  const consoleErrors = [];
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  await page.evaluate(() => {
+    const s = document.createElement('script');
+    s.textContent = 'window.__pwned = 1';
+    document.body.append(s);
+    document.body.insertAdjacentHTML('beforeend', '<img src="x" onerror="window.__pwned = 2">');
+  });
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'inline script ran');
+  assert.ok(consoleErrors.some((e) => /Content Security Policy/.test(e)), 'the browser reported the blocked script');
+  await page.close();
+});
