@@ -1,0 +1,123 @@
+// A small decoder-only character GPT in float64, in the nanoGPT shape and written the llm.c way:
+// one flat parameter buffer, forward keeps what backward needs, backward mirrors forward.
+//
+//   x = wte[tokens] + wpe[positions]                                   (B, T, C)
+//   per layer: x = x + proj(attn(ln1(x)))  with causal multi-head self-attention
+//              x = x + fcproj(gelu(fc(ln2(x))))                        (MLP width 4C)
+//   logits = lnf(x) wte^T (the head shares the token embedding)        (B, T, V)
+//   loss = mean cross-entropy against the next characters
+//
+// Weights are in math layout (in, out): y = x W + b.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+
+namespace attn {
+
+struct GptConfig {
+    std::size_t vocab = 0;     // V, set from the text
+    std::size_t C = 48;        // model width
+    std::size_t heads = 4;     // NH; hs = C / NH
+    std::size_t layers = 2;    // L
+    std::size_t t_max = 32;    // context length: rows of the position table
+    std::uint64_t seed = 0;
+    bool causal = true;        // false: a debug model whose attention sees the future
+};
+
+// Offsets of every parameter tensor in the flat buffer.
+struct GptParamLayout {
+    std::size_t wte, wpe, ln1w, ln1b, qkvw, qkvb, attprojw, attprojb, ln2w, ln2b, fcw, fcb, fcprojw, fcprojb, lnfw, lnfb, total;
+};
+
+class Gpt {
+public:
+    explicit Gpt(const GptConfig& cfg);   // checks the config; GPT-2 style seeded initialisation
+    const GptConfig& config() const { return cfg_; }
+    const GptParamLayout& layout() const { return layout_; }
+    std::vector<double>& params() { return params_; }
+    const std::vector<double>& params() const { return params_; }
+    const std::vector<double>& grads() const { return grads_; }
+
+    // tokens, targets: (B, T) row-major, T <= t_max, values < vocab; targets may be null (no loss).
+    // Returns the mean cross-entropy (or NaN without targets). Logits and activations are kept.
+    double forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T);
+    void zero_grad();
+    void backward();   // after a forward with targets: accumulates into grads()
+    void adamw(double lr, double beta1, double beta2, double eps, double weight_decay);
+
+    // After forward: logits (B, T, V) and the attention weights of layer l: (B, NH, T, T).
+    Tensor logits() const;
+    Tensor attention(std::size_t layer) const;
+    std::size_t steps() const { return step_; }
+
+private:
+    GptConfig cfg_;
+    GptParamLayout layout_;
+    std::vector<double> params_, grads_, m_, v_;
+    std::size_t step_ = 0;
+    // activations of the last forward (B, T)
+    std::size_t B_ = 0, T_ = 0;
+    std::vector<int> tokens_, targets_;
+    std::vector<double> encoded_, ln1_, ln1_mean_, ln1_rstd_, qkv_, atty_, preatt_, att_, attproj_, residual2_, ln2_,
+        ln2_mean_, ln2_rstd_, fch_, fch_gelu_, fcproj_, residual3_, lnf_, lnf_mean_, lnf_rstd_, logits_, probs_;
+};
+
+// Characters (Unicode code points) of a training text, its vocabulary and a 90/10 split.
+class CharData {
+public:
+    static constexpr std::size_t kMaxBytes = 200000, kMaxVocab = 512;
+    CharData(const std::string& utf8, std::size_t t_max);   // errors: empty, too short for t_max, too large
+    std::size_t vocab() const { return chars_.size(); }
+    const std::vector<char32_t>& chars() const { return chars_; }
+    const std::vector<int>& train() const { return train_; }
+    const std::vector<int>& val() const { return val_; }
+    std::vector<int> encode(const std::string& utf8, const std::string& what) const;   // error on unknown characters
+    std::string decode(const std::vector<int>& ids) const;
+    double unigram_entropy() const;   // of the training split, in nats
+private:
+    std::vector<char32_t> chars_;
+    std::vector<int> train_, val_;
+};
+
+struct TrainOptions {
+    std::size_t batch = 8, t = 32;
+    double lr = 3e-3, beta1 = 0.9, beta2 = 0.99, eps = 1e-8, weight_decay = 0.0;
+};
+
+struct FutureCheck {
+    double max_prefix_change;    // max |logits' - logits| over positions <= t: exactly 0 when causal
+    double max_future_change;    // over positions > t
+    std::vector<double> per_position;   // max |change| at each position (T,)
+};
+
+// A model with its data, optimizer settings and sampling state: what the lab trains.
+class CharTrainer {
+public:
+    CharTrainer(const std::string& text, GptConfig cfg, TrainOptions opts);
+    Gpt& model() { return model_; }
+    const CharData& data() const { return data_; }
+    const TrainOptions& options() const { return opts_; }
+    double train_steps(std::size_t n);                  // mean training loss of the n steps
+    double evaluate(bool validation, std::size_t batches);   // mean loss over fixed seeded batches
+    std::string sample(const std::string& prompt, std::size_t length, double temperature, std::uint64_t seed);
+    std::vector<Tensor> attention_maps(const std::string& text);   // per layer (NH, T, T)
+    FutureCheck future_check(const std::string& text, std::size_t t, std::uint64_t seed);
+private:
+    CharData data_;
+    GptConfig cfg_;
+    Gpt model_;
+    TrainOptions opts_;
+    std::uint64_t batch_seed_;
+    std::vector<int> batch(const std::vector<int>& split, std::uint64_t seed, std::vector<int>& targets) const;
+};
+
+// Gradient check of the whole model on a tiny configuration (V 7, C 8, 2 heads, 2 layers, T 4,
+// B 2) against central finite differences: max |analytic - numeric| over all parameters.
+struct GptGradcheck { bool passed; double max_abs_error; std::size_t params; };
+GptGradcheck gpt_gradcheck(std::uint64_t seed);
+
+}  // namespace attn
