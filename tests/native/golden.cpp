@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/gpt.hpp"
 
 using namespace attn;
 
@@ -203,6 +204,22 @@ int main(int argc, char** argv) {
         for (const auto& i : gr.inputs) ins.push_back({i.name, obj({{"passed", boolean(i.passed)}})});
         add("gradcheck sdpa", "gradcheck", {str("sdpa"), obj({{"q", tensor(gq)}, {"k", tensor(gk)}, {"v", tensor(gv)}, {"causal", "true"}, {"seed", "3"}})},
             obj({{"passed", boolean(gr.passed)}, {"eps", num(gr.eps)}, {"atol", num(gr.atol)}, {"rtol", num(gr.rtol)}, {"inputs", obj(ins)}}));
+    }
+
+    // The character GPT: initial parameters bit for bit, losses after 20 steps (tests/node/gpt.test.mjs).
+    {
+        std::ifstream f(ATTN_TRAIN_TEXT);
+        std::stringstream text;
+        text << f.rdbuf();
+        Options o{{"C", 16.0}, {"heads", 2.0}, {"layers", 2.0}, {"tMax", 16.0}, {"seed", 11.0}, {"batch", 4.0}};
+        CharTrainer tr = make_trainer(text.str(), o);
+        const std::vector<double> init = tr.model().params();
+        std::vector<double> losses;
+        for (int i = 0; i < 20; ++i) losses.push_back(tr.train_steps(1));
+        const double val = tr.evaluate(true, 2);
+        std::string gj = obj({{"C", "16"}, {"heads", "2"}, {"layers", "2"}, {"tMax", "16"}, {"seed", "11"}, {"batch", "4"}});
+        cases.push_back(obj({{"name", str("gpt")}, {"fn", str("gpt")}, {"args", "[" + gj + "]"},
+                             {"result", obj({{"initialParams", list(init)}, {"losses", list(losses)}, {"val", num(val)}})}}));
     }
 
     std::ofstream out(argv[1]);

@@ -55,7 +55,7 @@ test('the golden file holds the expected cases', () => {
   }
 });
 
-for (const c of golden.cases) {
+for (const c of golden.cases.filter((g) => g.fn !== 'gpt')) {   // the GPT case: tests/node/gpt.test.mjs
   test(`WASM reproduces native: ${c.name}`, () => {
     const args = c.args.map((a) => a);
     const got = core[c.fn](...args);

@@ -10,10 +10,16 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <cstdio>
+
 #include <string>
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/gpt.hpp"
+
+#include <map>
+#include <memory>
 
 using emscripten::val;
 using namespace attn;
@@ -80,6 +86,12 @@ val from_vector(const std::vector<double>& v) {
     val a = val::array();
     for (double x : v) a.call<void>("push", x);
     return a;
+}
+
+std::string detail_num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
 }
 
 template <class F>
@@ -324,6 +336,118 @@ val js_dropout_stats(val w, val opts) {
     });
 }
 
+// ---- the character GPT ------------------------------------------------------------------------
+// Models live here, keyed by a number; JS holds the number (wasm/js/index.js frees it on dispose).
+std::map<int, std::unique_ptr<CharTrainer>> models;
+int next_model = 1;
+
+CharTrainer& model(double id) {
+    auto it = models.find(int(id));
+    if (it == models.end()) throw Error("model " + detail_num(id) + " does not exist (disposed?)");
+    return *it->second;
+}
+
+val js_gpt_create(std::string text, val opts) {
+    return guarded([&] {
+        auto tr = std::make_unique<CharTrainer>(make_trainer(text, to_options(opts)));
+        const GptConfig& c = tr->model().config();
+        val o = val::object();
+        o.set("id", next_model);
+        o.set("vocab", double(c.vocab));
+        o.set("C", double(c.C));
+        o.set("heads", double(c.heads));
+        o.set("layers", double(c.layers));
+        o.set("tMax", double(c.t_max));
+        o.set("seed", double(c.seed));
+        o.set("causal", c.causal);
+        o.set("batch", double(tr->options().batch));
+        o.set("T", double(tr->options().t));
+        o.set("lr", tr->options().lr);
+        o.set("params", double(tr->model().params().size()));
+        o.set("unigramEntropy", tr->data().unigram_entropy());
+        o.set("trainChars", double(tr->data().train().size()));
+        o.set("valChars", double(tr->data().val().size()));
+        std::vector<int> all(tr->data().vocab());
+        for (std::size_t i = 0; i < all.size(); ++i) all[i] = int(i);
+        o.set("chars", tr->data().decode(all));
+        models[next_model++] = std::move(tr);
+        return o;
+    });
+}
+
+val js_gpt_train(double id, double n) {
+    return guarded([&] {
+        CharTrainer& tr = model(id);
+        val o = val::object();
+        o.set("loss", tr.train_steps(std::size_t(std::max(0.0, n))));
+        o.set("step", double(tr.model().steps()));
+        return o;
+    });
+}
+
+val js_gpt_evaluate(double id, double batches) {
+    return guarded([&] {
+        CharTrainer& tr = model(id);
+        val o = val::object();
+        o.set("train", tr.evaluate(false, std::size_t(std::max(0.0, batches))));
+        o.set("val", tr.evaluate(true, std::size_t(std::max(0.0, batches))));
+        return o;
+    });
+}
+
+val js_gpt_sample(double id, std::string prompt, double length, double temperature, double seed) {
+    return guarded([&] {
+        if (!(length >= 0 && length <= 2000)) throw Error("sample: length must be from 0 to 2000, got " + detail_num(length));
+        if (!(seed >= 0 && seed <= 9007199254740991.0)) throw Error("sample: seed must be a whole number >= 0");
+        return val(model(id).sample(prompt, std::size_t(length), temperature, std::uint64_t(seed)));
+    });
+}
+
+val js_gpt_attention(double id, std::string text) {
+    return guarded([&] {
+        val maps = val::array();
+        for (const Tensor& t : model(id).attention_maps(text)) maps.call<void>("push", from_tensor(t));
+        return maps;
+    });
+}
+
+val js_gpt_future(double id, std::string text, double t, double seed) {
+    return guarded([&] {
+        if (!(t >= 0 && t <= 512) || t != double(std::size_t(t))) throw Error("futureCheck: t must be a whole number >= 0, got " + detail_num(t));
+        const FutureCheck f = model(id).future_check(text, std::size_t(t), std::uint64_t(std::max(0.0, seed)));
+        val o = val::object();
+        o.set("maxPrefixChange", f.max_prefix_change);
+        o.set("maxFutureChange", f.max_future_change);
+        o.set("perPosition", from_vector(f.per_position));
+        return o;
+    });
+}
+
+val js_gpt_params(double id) {
+    return guarded([&] {
+        std::vector<double>& p = model(id).model().params();
+        return val(emscripten::typed_memory_view(p.size(), p.data())).call<val>("slice");
+    });
+}
+
+val js_gpt_free(double id) {
+    return guarded([&] {
+        models.erase(int(id));
+        return val::object();
+    });
+}
+
+val js_gpt_gradcheck(double seed) {
+    return guarded([&] {
+        const GptGradcheck g = gpt_gradcheck(std::uint64_t(std::max(0.0, seed)));
+        val o = val::object();
+        o.set("passed", g.passed);
+        o.set("maxAbsError", g.max_abs_error);
+        o.set("params", double(g.params));
+        return o;
+    });
+}
+
 // Diagnostics for the memory tests: bytes malloc has handed out and not taken back, and the
 // size of the WASM memory.
 val js_memory_stats() {
@@ -361,4 +485,13 @@ EMSCRIPTEN_BINDINGS(attention_lab) {
     emscripten::function("dropout", &js_dropout);
     emscripten::function("dropoutStats", &js_dropout_stats);
     emscripten::function("memoryStats", &js_memory_stats);
+    emscripten::function("gptCreate", &js_gpt_create);
+    emscripten::function("gptTrain", &js_gpt_train);
+    emscripten::function("gptEvaluate", &js_gpt_evaluate);
+    emscripten::function("gptSample", &js_gpt_sample);
+    emscripten::function("gptAttention", &js_gpt_attention);
+    emscripten::function("gptFutureCheck", &js_gpt_future);
+    emscripten::function("gptParams", &js_gpt_params);
+    emscripten::function("gptFree", &js_gpt_free);
+    emscripten::function("gptGradcheck", &js_gpt_gradcheck);
 }

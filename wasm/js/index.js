@@ -84,6 +84,50 @@ function unwrap(result) {
   return result;
 }
 
+const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(({ m, id }) => m.gptFree(id)) : null;
+
+/** A character GPT living in the WASM core (see wasm/include/attn/gpt.hpp). */
+class GptModel {
+  #m;
+  #id;
+  constructor(m, text, opts) {
+    const info = unwrap(m.gptCreate(text, opts));
+    this.#m = m;
+    this.#id = info.id;
+    /** {vocab, C, heads, layers, tMax, seed, causal, batch, T, lr, params, unigramEntropy, trainChars, valChars, chars} */
+    this.config = Object.freeze({ ...info });
+    finalizer?.register(this, { m, id: info.id }, this);
+  }
+  #live(fn) {
+    if (this.#id === null) throw new Error(`${fn}: this model was disposed`);
+    return this.#id;
+  }
+  /** Train n steps (AdamW on seeded batches): {loss (mean of the n steps), step}. */
+  trainSteps(n = 1) { return unwrap(this.#m.gptTrain(this.#live('trainSteps'), numberArg('trainSteps', 'n', n))); }
+  /** Mean loss on fixed seeded batches of each split: {train, val}. */
+  evaluate(batches = 4) { return unwrap(this.#m.gptEvaluate(this.#live('evaluate'), numberArg('evaluate', 'batches', batches))); }
+  /** Text generated after `prompt` (or from the text's first character). */
+  sample({ prompt = '', length = 80, temperature = 1, seed = 0 } = {}) {
+    return unwrap(this.#m.gptSample(this.#live('sample'), stringArg('sample', 'prompt', prompt), numberArg('sample', 'length', length),
+      numberArg('sample', 'temperature', temperature), numberArg('sample', 'seed', seed)));
+  }
+  /** Attention weights for `text`: one tensor (heads, T, T) per layer. */
+  attention(text) { return unwrap(this.#m.gptAttention(this.#live('attention'), stringArg('attention', 'text', text))); }
+  /** Replace the characters after t and compare logits: {maxPrefixChange, maxFutureChange, perPosition}. */
+  futureCheck(text, { t = 0, seed = 0 } = {}) {
+    return unwrap(this.#m.gptFutureCheck(this.#live('futureCheck'), stringArg('futureCheck', 'text', text),
+      numberArg('futureCheck', 't', t), numberArg('futureCheck', 'seed', seed)));
+  }
+  /** A copy of every parameter, in the core's layout. */
+  parameters() { return unwrap(this.#m.gptParams(this.#live('parameters'))); }
+  dispose() {
+    if (this.#id === null) return;
+    this.#m.gptFree(this.#id);
+    finalizer?.unregister(this);
+    this.#id = null;
+  }
+}
+
 function makeApi(m) {
   const api = {
     /** Seeded N(0, std^2) tensor; the same numbers natively and in WebAssembly. */
@@ -136,6 +180,13 @@ function makeApi(m) {
     dropout: (x, opts) => unwrap(m.dropout(tensorArg('dropout', 'x', x), optionsArg('dropout', opts))),
     dropoutStats: (weights, opts) =>
       unwrap(m.dropoutStats(tensorArg('dropoutStats', 'weights', weights), optionsArg('dropoutStats', opts))),
+    /**
+     * A character GPT trained on `text`: {C, heads, layers, tMax, seed, causal, batch, T, lr}.
+     * Returns a GptModel; call model.dispose() when done (a finalizer frees forgotten ones).
+     */
+    createModel: (text, opts) => new GptModel(m, stringArg('createModel', 'text', text), optionsArg('createModel', opts)),
+    /** Gradient check of the whole GPT on a tiny configuration: {passed, maxAbsError, params}. */
+    gptGradcheck: (seed = 0) => unwrap(m.gptGradcheck(numberArg('gptGradcheck', 'seed', seed))),
     /** {heapInUse, memoryBytes, emvalHandles}: for leak tests and the curious. */
     memoryStats: () => ({ ...m.memoryStats(), emvalHandles: m.count_emval_handles() }),
   };

@@ -590,6 +590,23 @@ FutureCheck CharTrainer::future_check(const std::string& text, std::size_t t, st
     return r;
 }
 
+CharTrainer make_trainer(const std::string& text, const Options& opts) {
+    detail::OptionReader r(opts, "createModel");
+    GptConfig cfg;
+    TrainOptions to;
+    cfg.C = detail::to_index("createModel: option 'C'", r.number("C", 48), 1, 512);
+    cfg.heads = detail::to_index("createModel: option 'heads'", r.number("heads", 4), 1, 512);
+    cfg.layers = detail::to_index("createModel: option 'layers'", r.number("layers", 2), 1, 12);
+    cfg.t_max = detail::to_index("createModel: option 'tMax'", r.number("tMax", 32), 1, 512);
+    cfg.seed = detail::to_seed("createModel: option 'seed'", r.number("seed", 0));
+    cfg.causal = r.boolean("causal", true);
+    to.batch = detail::to_index("createModel: option 'batch'", r.number("batch", 8), 1, 256);
+    to.t = detail::to_index("createModel: option 'T'", r.number("T", double(cfg.t_max)), 1, 512);
+    to.lr = r.number("lr", 3e-3);
+    r.finish();
+    return CharTrainer(text, cfg, to);
+}
+
 // ---- whole-model gradient check ----------------------------------------------------------------
 GptGradcheck gpt_gradcheck(std::uint64_t seed) {
     GptConfig cfg;

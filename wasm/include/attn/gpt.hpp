@@ -115,6 +115,10 @@ private:
     std::vector<int> batch(const std::vector<int>& split, std::uint64_t seed, std::vector<int>& targets) const;
 };
 
+// A trainer from JS-style options: {C, heads, layers, tMax, seed, causal, batch, T, lr}; T defaults
+// to tMax. Unknown options and bad values are errors, as everywhere in the API.
+CharTrainer make_trainer(const std::string& text, const Options& opts);
+
 // Gradient check of the whole model on a tiny configuration (V 7, C 8, 2 heads, 2 layers, T 4,
 // B 2) against central finite differences: max |analytic - numeric| over all parameters.
 struct GptGradcheck { bool passed; double max_abs_error; std::size_t params; };
