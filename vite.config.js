@@ -19,6 +19,7 @@ export default defineConfig(({ mode }) => {
       assetsInlineLimit: single ? Number.MAX_SAFE_INTEGER : 4096,
       chunkSizeWarningLimit: 2000,
     },
+    worker: { format: 'es' },
     server: { fs: { allow: ['..'] } },
   };
 });

@@ -18,6 +18,7 @@ for (const file of process.argv.slice(2)) {
     "img-src 'self' data:",
     "font-src 'self' data:",
     "connect-src 'self' data:",           // the WASM file (a data: URL in the single-file build)
+    "worker-src 'self' blob:",            // the training worker, inlined in the bundle and started from a Blob
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",

@@ -156,3 +156,12 @@ test('bad input throws an Error naming the argument and shapes; the module stays
   // still usable
   assert.deepEqual(toNested(core.causalAverage(X, { method: 'loop' })), [[2, 0], [1, 2], [2, 2]]);
 });
+
+test('a compiled module can be shared: loadCore({module}) and instantiateCore({module}) give working cores', async () => {
+  const { compileCore, instantiateCore } = await import('../../wasm/js/index.js');
+  const module = await compileCore();
+  assert.ok(module instanceof WebAssembly.Module);
+  for (const c of [await loadCore({ module }), await instantiateCore({ module })]) {
+    assert.deepEqual(toNested(c.causalAverage(X, { method: 'loop' })), [[2, 0], [1, 2], [2, 2]]);
+  }
+});

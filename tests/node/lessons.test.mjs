@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { renderLesson } from '../../web/lessons-plugin.js';
 import { exercises } from '../../web/src/exercises.js';
 
-const IDS = ['18.1', '18.2', '18.3', '18.4', '18.5', '18.6', '18.7', 'exercises'];
+const IDS = ['18.1', '18.2', '18.3', '18.4', '18.5', '18.6', '18.7', '18.8', 'exercises'];
 const read = (lang, id) => readFileSync(new URL(`../../lessons/${lang}/${id}.md`, import.meta.url), 'utf8');
 
 for (const lang of ['zh', 'en']) {

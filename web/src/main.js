@@ -3,7 +3,7 @@
 // section alone, sized for an iframe, and tells the parent page its height.
 import 'katex/dist/katex.min.css';
 import './style.css';
-import { loadCore } from '../../wasm/js/index.js';
+import { compileCore, loadCore } from '../../wasm/js/index.js';
 import { h } from './widgets/dom.js';
 import { LANGS, makeT } from './i18n.js';
 import { readSection, writeSection } from './state.js';
@@ -16,9 +16,10 @@ import s184 from './sections/s18-4.js';
 import s185 from './sections/s18-5.js';
 import s186 from './sections/s18-6.js';
 import s187 from './sections/s18-7.js';
+import s188 from './sections/s18-8.js';
 import sEx from './sections/exercises.js';
 
-const SECTIONS = [s181, s182, s183, s184, s185, s186, s187, sEx];
+const SECTIONS = [s181, s182, s183, s184, s185, s186, s187, s188, sEx];
 const lessonFiles = import.meta.glob('../../lessons/*/*.md', { eager: true, import: 'default' });
 const lessonFor = (lang, id) => lessonFiles[`../../lessons/${lang}/${id}.md`];
 
@@ -64,9 +65,10 @@ async function main() {
   else app.append(header(), toc());
   const main = h('main', {}, loading);
   app.append(main);
-  let core;
+  let core, coreModule;
   try {
-    core = await loadCore();
+    coreModule = await compileCore();   // compiled once: the page and the training worker share it
+    core = await loadCore({ module: coreModule });
   } catch (e) {
     loading.textContent = t('loadFailed', { message: e.message });
     loading.classList.add('error');
@@ -77,7 +79,7 @@ async function main() {
     const { state, rejected } = readSection(spec.prefix, spec.state, params);
     notices.push(...rejected);
     const section = mountSection(spec, {
-      core, lang, state,
+      core, coreModule, lang, state,
       lesson: lessonFor(lang, spec.id),
       exercises: exercises.filter((e) => e.section === spec.id),
       onState(next) { writeSection(spec.prefix, spec.state, next, params); writeUrl(); },

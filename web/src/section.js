@@ -12,7 +12,7 @@ import { makeT, translateError } from './i18n.js';
 import { defaults } from './state.js';
 import { mountExercise } from './exercise-view.js';
 
-export function mountSection(spec, { core, lang, lesson, exercises, state: initial, onState }) {
+export function mountSection(spec, { core, coreModule, lang, lesson, exercises, state: initial, onState }) {
   const t = makeT(lang, spec.strings);
   const lab = h('div.lab');
   const status = h('p.status', { role: 'status', 'aria-live': 'polite' });
@@ -27,7 +27,9 @@ export function mountSection(spec, { core, lang, lesson, exercises, state: initi
 
   let state = structuredClone(initial);
   const ctx = {
-    t, lang, core, lab,
+    t, lang, core, coreModule, lab,
+    /** Recompute and repaint with the same state (for results that arrive later, e.g. from a worker). */
+    refresh() { run(); },
     /** Merge a patch into the state and recompute. */
     set(patch) {
       state = { ...state, ...patch };

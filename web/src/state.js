@@ -35,6 +35,10 @@ export function parseValue(entry, raw) {
         cols <= entry.maxCols && rows.every((r) => r.length === cols && r.every((x) => Number.isFinite(x) && Math.abs(x) <= 1e6));
       return ok ? { ok: true, value: rows } : { ok: false };
     }
+    case 'text': {   // a short string: at most maxLength characters, no control characters
+      const ok = [...raw].length <= entry.maxLength && !/[\u0000-\u001f\u007f]/.test(raw);
+      return ok ? { ok: true, value: raw } : { ok: false };
+    }
     case 'mask': {   // rows of 0/1 digits, e.g. 100;110;111
       const rows = raw.split(';');
       const ok = rows.length >= 1 && rows.length <= entry.maxRows && rows.every((r) => /^[01]+$/.test(r) && r.length === rows[0].length);

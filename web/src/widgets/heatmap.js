@@ -23,8 +23,9 @@ export function colour(v, { signed, max }) {
   return { bg: `rgb(${rgb.join(',')})`, fg: luminance(rgb) > 0.5 ? '#111' : '#fff' };
 }
 
-export function heatmap({ t, label, names, name, digits = 3, weights = false, id = nextId('hm') }) {
-  const table = h('table.matrix.heatmap', { 'aria-label': label });
+export function heatmap({ t, label, names, name, digits = 3, weights = false, compact = false, id = nextId('hm') }) {
+  // compact: small cells without printed numbers (each cell still carries its value as a label)
+  const table = h('table.matrix.heatmap', { 'aria-label': label, class: compact ? 'compact' : null });
   const badge = h('span.shape-badge');
   const note = h('p.heatmap-note', { hidden: true });
   const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), h('div.scroll', {}, table), note);
@@ -37,16 +38,17 @@ export function heatmap({ t, label, names, name, digits = 3, weights = false, id
     const signed = opts.signed ?? (!weights && flat.some((v) => v < 0));
     // Colour scale bound: weights use [0, 1]; other data its largest magnitude (display only).
     const max = weights ? 1 : flat.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-    const head = h('tr', {}, h('th', { scope: 'col' }, ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, String(j))),
+    const colName = (j) => opts.colLabels?.[j] ?? String(j), rowName = (i) => opts.rowLabels?.[i] ?? String(i);
+    const head = h('tr', {}, h('th', { scope: 'col' }, ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
       opts.rowMarks ? h('th', { scope: 'col' }, opts.rowMarksLabel ?? '') : null);
     const body = rows.map((r, i) => h('tr', { class: opts.highlightRows?.has(i) ? 'hl' : null },
-      h('th', { scope: 'row' }, String(i)),
+      h('th', { scope: 'row' }, rowName(i)),
       r.map((v, j) => {
         const text = fmt(v, digits);
         const aria = t('cellValue', { label, row: i, col: j, value: text });
         if (Number.isNaN(v)) return h('td.nan', { 'aria-label': aria, title: aria }, 'NaN');
         const c = colour(v, { signed, max });
-        return h('td', { style: `background:${c.bg};color:${c.fg}`, 'aria-label': aria, title: aria, 'data-value': String(v) }, text);
+        return h('td', { style: `background:${c.bg};color:${c.fg}`, 'aria-label': aria, title: aria, 'data-value': String(v) }, compact ? '' : text);
       }),
       opts.rowMarks ? h('td.rowmark', {}, opts.rowMarks[i] ?? '') : null));
     table.replaceChildren(h('thead', {}, head), h('tbody', {}, body));

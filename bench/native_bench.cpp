@@ -1,0 +1,69 @@
+// Native side of `npm run bench`: the same C++ as the WASM module, built with -O3, timed here.
+// Prints JSON: {gpt: {stepsPerSec: [...]}, mha: [{B, T, C, heads, forwardMs: [...], fwdBwdMs: [...]}]}
+// (one number per repeat; bench/run.mjs takes medians and compares with WASM in Node).
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+#include "attn/gpt.hpp"
+
+using namespace attn;
+using clk = std::chrono::steady_clock;
+
+static double ms_since(clk::time_point t0) { return std::chrono::duration<double, std::milli>(clk::now() - t0).count(); }
+
+static std::string list(const std::vector<double>& v) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s + "]";
+}
+
+int main(int argc, char** argv) {
+    if (argc != 3) { std::fprintf(stderr, "usage: attn_bench TRAIN_TEXT REPEATS\n"); return 2; }
+    std::ifstream f(argv[1]);
+    std::stringstream text;
+    text << f.rdbuf();
+    const int repeats = std::stoi(argv[2]);
+    // GPT training, the page's default configuration
+    std::vector<double> sps;
+    {
+        Options o{{"C", 48.0}, {"heads", 4.0}, {"layers", 2.0}, {"tMax", 32.0}, {"batch", 8.0}, {"seed", 1.0}};
+        CharTrainer tr = make_trainer(text.str(), o);
+        tr.train_steps(5);   // warm-up
+        for (int r = 0; r < repeats; ++r) {
+            const auto t0 = clk::now();
+            tr.train_steps(20);
+            sps.push_back(20.0 / (ms_since(t0) / 1000.0));
+        }
+    }
+    std::string mha = "[";
+    const std::size_t sizes[][4] = {{1, 8, 16, 2}, {1, 64, 64, 4}, {1, 256, 64, 4}, {4, 256, 128, 8}};
+    for (std::size_t k = 0; k < 4; ++k) {
+        const std::size_t B = sizes[k][0], T = sizes[k][1], C = sizes[k][2], NH = sizes[k][3];
+        const Tensor x = randn({B, T, C}, 1), g = randn({B, T, C}, 5);
+        MhaOptions o;
+        o.wq = randn({C, C}, 2, 0.1); o.wk = randn({C, C}, 3, 0.1); o.wv = randn({C, C}, 4, 0.1);
+        o.heads = NH; o.causal = true;
+        const int inner = B * T * T * C > 10000000 ? 1 : B * T * T * C > 100000 ? 5 : 200;
+        std::vector<double> fwd, fb;
+        multi_head_attention(x, o);   // warm-up
+        for (int r = 0; r < repeats; ++r) {
+            auto t0 = clk::now();
+            for (int i = 0; i < inner; ++i) multi_head_attention(x, o);
+            fwd.push_back(ms_since(t0) / inner);
+            t0 = clk::now();
+            for (int i = 0; i < inner; ++i) { multi_head_attention(x, o); multi_head_attention_backward(x, g, o); }
+            fb.push_back(ms_since(t0) / inner);
+        }
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "{\"B\":%zu,\"T\":%zu,\"C\":%zu,\"heads\":%zu,", B, T, C, NH);
+        mha += (k ? "," : "") + std::string(buf) + "\"forwardMs\":" + list(fwd) + ",\"fwdBwdMs\":" + list(fb) + "}";
+    }
+    mha += "]";
+    std::printf("{\"gpt\":{\"stepsPerSec\":%s},\"mha\":%s}\n", list(sps).c_str(), mha.c_str());
+    return 0;
+}

@@ -1,0 +1,66 @@
+// `npm run bench`: the same C++ natively (-O3) and as WebAssembly in Node 20, timed on the same
+// machine in the same run. Prints a table and writes bench/results/bench.json.
+//   node bench/run.mjs [repeats = 7]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { loadCore } from '../wasm/js/index.js';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+const repeats = Number(process.argv[2] ?? 7);
+const TEXT = `${ROOT}lessons/data/train.txt`;
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+
+const native = JSON.parse(execFileSync(`${ROOT}build/native/attn_bench`, [TEXT, String(repeats)], { encoding: 'utf8' }));
+
+const core = await loadCore();
+const wasm = { gpt: { stepsPerSec: [] }, mha: [] };
+{
+  const model = core.createModel(readFileSync(TEXT, 'utf8'), { C: 48, heads: 4, layers: 2, tMax: 32, batch: 8, seed: 1 });
+  model.trainSteps(5);
+  for (let r = 0; r < repeats; r++) {
+    const t0 = performance.now();
+    model.trainSteps(20);
+    wasm.gpt.stepsPerSec.push(20 / ((performance.now() - t0) / 1000));
+  }
+  model.dispose();
+}
+for (const n of native.mha) {
+  const { B, T, C, heads } = n;
+  const x = core.randn([B, T, C], 1), g = core.randn([B, T, C], 5);
+  const o = { wq: core.randn([C, C], 2, 0.1), wk: core.randn([C, C], 3, 0.1), wv: core.randn([C, C], 4, 0.1), heads, causal: true };
+  const inner = B * T * T * C > 1e7 ? 1 : B * T * T * C > 1e5 ? 5 : 200;
+  const fwd = [], fb = [];
+  core.multiHeadAttention(x, o);
+  for (let r = 0; r < repeats; r++) {
+    let t0 = performance.now();
+    for (let i = 0; i < inner; i++) core.multiHeadAttention(x, o);
+    fwd.push((performance.now() - t0) / inner);
+    t0 = performance.now();
+    for (let i = 0; i < inner; i++) { core.multiHeadAttention(x, o); core.multiHeadAttentionBackward(x, g, o); }
+    fb.push((performance.now() - t0) / inner);
+  }
+  wasm.mha.push({ B, T, C, heads, forwardMs: fwd, fwdBwdMs: fb });
+}
+
+const rows = [];
+const gN = median(native.gpt.stepsPerSec), gW = median(wasm.gpt.stepsPerSec);
+rows.push({ work: 'GPT training step (C 48, 4 heads, 2 layers, B 8, T 32)', unit: 'steps/s', native: gN, wasm: gW, 'native/wasm': gN / gW });
+native.mha.forEach((n, i) => {
+  const w = wasm.mha[i];
+  const label = `multi-head attention (B ${n.B}, T ${n.T}, C ${n.C}, heads ${n.heads})`;
+  for (const [kind, key] of [['forward', 'forwardMs'], ['forward+backward', 'fwdBwdMs']]) {
+    const a = median(n[key]), b = median(w[key]);
+    rows.push({ work: `${label} ${kind}`, unit: 'ms', native: a, wasm: b, 'wasm/native': b / a });
+  }
+});
+
+const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, date: new Date().toISOString(), repeats };
+console.log(`Attention Lab benchmark: medians of ${repeats} repeats after warm-up, on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}`);
+console.log('WASM is the Emscripten -O3 build called through loadCore() in Node (copies across the JS boundary included).\n');
+const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4));
+console.log(['work', 'unit', 'native', 'wasm', 'ratio'].join(' | '));
+for (const r of rows) console.log([r.work, r.unit, fmt(r.native), fmt(r.wasm), `${(r['native/wasm'] ?? r['wasm/native']).toFixed(2)}x ${r['native/wasm'] ? 'native/wasm' : 'wasm/native'}`].join(' | '));
+mkdirSync(`${ROOT}bench/results`, { recursive: true });
+writeFileSync(`${ROOT}bench/results/bench.json`, JSON.stringify({ machine, rows, native, wasm }, null, 2));
+console.log('\nwrote bench/results/bench.json');
