@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { loadCore } from '../wasm/js/index.js';
+import * as js from './js-baseline.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const repeats = Number(process.argv[2] ?? 7);
@@ -15,6 +16,7 @@ const native = JSON.parse(execFileSync(`${ROOT}build/native/attn_bench`, [TEXT, 
 
 const core = await loadCore();
 const wasm = { gpt: { stepsPerSec: [] }, mha: [] };
+const jsBase = { mha: [] };
 {
   const model = core.createModel(readFileSync(TEXT, 'utf8'), { C: 48, heads: 4, layers: 2, tMax: 32, batch: 8, seed: 1 });
   model.trainSteps(5);
@@ -37,21 +39,36 @@ for (const n of native.mha) {
     for (let i = 0; i < inner; i++) core.multiHeadAttention(x, o);
     fwd.push((performance.now() - t0) / inner);
     t0 = performance.now();
-    for (let i = 0; i < inner; i++) { core.multiHeadAttention(x, o); core.multiHeadAttentionBackward(x, g, o); }
+    for (let i = 0; i < inner; i++) core.multiHeadAttentionBackward(x, g, o);   // runs the forward it needs, then the backward
     fb.push((performance.now() - t0) / inner);
   }
   wasm.mha.push({ B, T, C, heads, forwardMs: fwd, fwdBwdMs: fb });
+  // the plain JavaScript baseline on the same inputs (checked against the core first)
+  const jf = [], jb = [];
+  const ref = js.mhaForward(x.data, o.wq.data, o.wk.data, o.wv.data, B, T, C, C, heads).out;
+  const got = core.multiHeadAttention(x, o).out.data;
+  const err = ref.reduce((m, r, i) => Math.max(m, Math.abs(r - got[i])), 0);
+  if (!(err < 1e-12)) throw new Error(`the JS baseline disagrees with the core by ${err}`);
+  for (let r = 0; r < repeats; r++) {
+    let t0 = performance.now();
+    for (let i = 0; i < inner; i++) js.mhaForward(x.data, o.wq.data, o.wk.data, o.wv.data, B, T, C, C, heads);
+    jf.push((performance.now() - t0) / inner);
+    t0 = performance.now();
+    for (let i = 0; i < inner; i++) js.mhaBackward(x.data, o.wq.data, o.wk.data, o.wv.data, g.data, B, T, C, C, heads);
+    jb.push((performance.now() - t0) / inner);
+  }
+  jsBase.mha.push({ B, T, C, heads, forwardMs: jf, fwdBwdMs: jb });
 }
 
 const rows = [];
 const gN = median(native.gpt.stepsPerSec), gW = median(wasm.gpt.stepsPerSec);
 rows.push({ work: 'GPT training step (C 48, 4 heads, 2 layers, B 8, T 32)', unit: 'steps/s', native: gN, wasm: gW, 'native/wasm': gN / gW });
 native.mha.forEach((n, i) => {
-  const w = wasm.mha[i];
+  const w = wasm.mha[i], j = jsBase.mha[i];
   const label = `multi-head attention (B ${n.B}, T ${n.T}, C ${n.C}, heads ${n.heads})`;
   for (const [kind, key] of [['forward', 'forwardMs'], ['forward+backward', 'fwdBwdMs']]) {
-    const a = median(n[key]), b = median(w[key]);
-    rows.push({ work: `${label} ${kind}`, unit: 'ms', native: a, wasm: b, 'wasm/native': b / a });
+    const a = median(n[key]), b = median(w[key]), c = median(j[key]);
+    rows.push({ work: `${label} ${kind}`, unit: 'ms', native: a, wasm: b, js: c, 'wasm/native': b / a, 'wasm/js': b / c });
   }
 });
 
@@ -59,8 +76,11 @@ const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: proce
 console.log(`Attention Lab benchmark: medians of ${repeats} repeats after warm-up, on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}`);
 console.log('WASM is the Emscripten -O3 build called through loadCore() in Node (copies across the JS boundary included).\n');
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4));
-console.log(['work', 'unit', 'native', 'wasm', 'ratio'].join(' | '));
-for (const r of rows) console.log([r.work, r.unit, fmt(r.native), fmt(r.wasm), `${(r['native/wasm'] ?? r['wasm/native']).toFixed(2)}x ${r['native/wasm'] ? 'native/wasm' : 'wasm/native'}`].join(' | '));
+console.log(['work', 'unit', 'native', 'wasm', 'js (float64)', 'wasm/native', 'wasm/js'].join(' | '));
+for (const r of rows) {
+  console.log([r.work, r.unit, fmt(r.native), fmt(r.wasm), r.js === undefined ? '' : fmt(r.js),
+    r['native/wasm'] ? `native ${r['native/wasm'].toFixed(2)}x faster` : r['wasm/native'].toFixed(2), r['wasm/js'] === undefined ? '' : r['wasm/js'].toFixed(2)].join(' | '));
+}
 mkdirSync(`${ROOT}bench/results`, { recursive: true });
-writeFileSync(`${ROOT}bench/results/bench.json`, JSON.stringify({ machine, rows, native, wasm }, null, 2));
+writeFileSync(`${ROOT}bench/results/bench.json`, JSON.stringify({ machine, rows, native, wasm, js: jsBase }, null, 2));
 console.log('\nwrote bench/results/bench.json');

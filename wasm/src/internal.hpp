@@ -78,6 +78,20 @@ struct SdpaDims { std::size_t N, Tq, Tk, d, dv; Shape lead; };
 SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts, const std::string& fn);
 
 // ---- Kernels (no checks) ---------------------------------------------------------------
+// Dot product with two interleaved partial sums (even and odd indices), added at the end: the
+// same order in every build, so native and WebAssembly agree bit for bit, and two independent
+// chains that the compilers can keep in one SIMD register.
+inline double dot2(const double* a, const double* b, std::size_t n) {
+    double s0 = 0.0, s1 = 0.0;
+    std::size_t c = 0;
+    for (; c + 1 < n; c += 2) {
+        s0 += a[c] * b[c];
+        s1 += a[c + 1] * b[c + 1];
+    }
+    if (c < n) s0 += a[c] * b[c];
+    return s0 + s1;
+}
+
 // Masked softmax along the last axis of rows of length n. allowed(i, j) tells whether the
 // entry of row i (within its (Tq, Tk) matrix), column j, may be attended.
 // q: (N, Tq, d), k: (N, Tk, d), v: (N, Tk, dv); scores/weights: (N, Tq, Tk); out: (N, Tq, dv).
@@ -87,7 +101,7 @@ void sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
 // Given weights from the forward pass: dq (N, Tq, d), dk (N, Tk, d), dv (N, Tk, dv).
 void sdpa_backward_kernel(const double* q, const double* k, const double* v, const double* weights,
                           const double* dout, std::size_t N, std::size_t Tq, std::size_t Tk,
-                          std::size_t d, std::size_t dv, double scale, double* dq, double* dk,
+                          std::size_t d, std::size_t dv, double scale, bool causal, double* dq, double* dk,
                           double* dvv);
 
 // Central finite differences of `loss` at `inputs` against `analytic` (one gradient per input),

@@ -76,10 +76,12 @@ Tensor project(const Tensor& x, const Tensor& w) {
 Tensor split_heads(const Tensor& y, std::size_t NH) {
     const std::size_t B = y.shape()[0], T = y.shape()[1], hs = y.shape()[2] / NH;
     Tensor h = Tensor::from_shape({B, NH, T, hs});
+    const double* src = y.data();
+    double* dst = h.data();
     for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t t = 0; t < T; ++t)
-            for (std::size_t n = 0; n < NH; ++n)
-                for (std::size_t e = 0; e < hs; ++e) h(b, n, t, e) = y(b, t, n * hs + e);
+        for (std::size_t n = 0; n < NH; ++n)
+            for (std::size_t t = 0; t < T; ++t)
+                std::copy_n(src + (b * T + t) * NH * hs + n * hs, hs, dst + ((b * NH + n) * T + t) * hs);
     return h;
 }
 
@@ -87,10 +89,12 @@ Tensor split_heads(const Tensor& y, std::size_t NH) {
 Tensor merge_heads(const Tensor& h) {
     const std::size_t B = h.shape()[0], NH = h.shape()[1], T = h.shape()[2], hs = h.shape()[3];
     Tensor y = Tensor::from_shape({B, T, NH * hs});
+    const double* src = h.data();
+    double* dst = y.data();
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t n = 0; n < NH; ++n)
             for (std::size_t t = 0; t < T; ++t)
-                for (std::size_t e = 0; e < hs; ++e) y(b, t, n * hs + e) = h(b, n, t, e);
+                std::copy_n(src + ((b * NH + n) * T + t) * hs, hs, dst + (b * T + t) * NH * hs + n * hs);
     return y;
 }
 
@@ -110,11 +114,7 @@ Tensor weight_grad(const Tensor& x, const Tensor& g) {
 void input_grad(const Tensor& g, const Tensor& w, Tensor& dx) {
     const std::size_t BT = g.shape()[0] * g.shape()[1], D = g.shape()[2], C = w.shape()[0];
     for (std::size_t bt = 0; bt < BT; ++bt)
-        for (std::size_t c = 0; c < C; ++c) {
-            double s = 0.0;
-            for (std::size_t e = 0; e < D; ++e) s += g.data()[bt * D + e] * w.data()[c * D + e];
-            dx.data()[bt * C + c] += s;
-        }
+        for (std::size_t c = 0; c < C; ++c) dx.data()[bt * C + c] += detail::dot2(g.data() + bt * D, w.data() + c * D, D);
 }
 
 struct Forward { MhaResult res; Tensor qh, kh, vh; double scale; };
@@ -174,7 +174,7 @@ MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, 
     Tensor dqh = Tensor::from_shape(f.qh.shape()), dkh = Tensor::from_shape(f.kh.shape()),
            dvh = Tensor::from_shape(f.vh.shape());
     detail::sdpa_backward_kernel(f.qh.data(), f.kh.data(), f.vh.data(), f.res.weights.data(), doh.data(),
-                                 D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale, dqh.data(), dkh.data(),
+                                 D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale, o.causal, dqh.data(), dkh.data(),
                                  dvh.data());
     // backward of the head split
     const Tensor dq = merge_heads(dqh), dk = merge_heads(dkh), dv = merge_heads(dvh);

@@ -23,11 +23,7 @@ void sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
             double* wrow = weights + (n * Tq + i) * Tk;
             double* orow = out + (n * Tq + i) * dv;
             // S = Q K^T * scale   (Tq, d) x (d, Tk) -> (Tq, Tk)
-            for (std::size_t j = 0; j < Tk; ++j) {
-                double s = 0.0;
-                for (std::size_t c = 0; c < d; ++c) s += qn[i * d + c] * kn[j * d + c];
-                srow[j] = s * scale;
-            }
+            for (std::size_t j = 0; j < Tk; ++j) srow[j] = dot2(qn + i * d, kn + j * d, d) * scale;
             // A = softmax(S + M): the mask is -inf before the softmax, so the future gets
             // exactly zero weight and the visible entries still sum to 1. j <= i keeps j = 0.
             const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
@@ -51,7 +47,7 @@ void sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
 
 void sdpa_backward_kernel(const double* q, const double* k, const double* v, const double* weights,
                           const double* dout, std::size_t N, std::size_t Tq, std::size_t Tk,
-                          std::size_t d, std::size_t dv, double scale, double* dq, double* dk,
+                          std::size_t d, std::size_t dv, double scale, bool causal, double* dq, double* dk,
                           double* dvv) {
     std::vector<double> dw(Tk);
     for (std::size_t i = 0; i < N * Tq * d; ++i) dq[i] = 0.0;
@@ -67,11 +63,12 @@ void sdpa_backward_kernel(const double* q, const double* k, const double* v, con
         for (std::size_t i = 0; i < Tq; ++i) {
             const double* wrow = weights + (n * Tq + i) * Tk;
             const double* grow = dout + (n * Tq + i) * dv;
+            // masked columns have weight exactly 0: their terms below vanish, so skip them
+            const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
             // backward of Y = A V: dA = dY V^T, dV += A^T dY
             double dot = 0.0;
-            for (std::size_t j = 0; j < Tk; ++j) {
-                double s = 0.0;
-                for (std::size_t c = 0; c < dv; ++c) s += grow[c] * vn[j * dv + c];
+            for (std::size_t j = 0; j < visible; ++j) {
+                const double s = dot2(grow, vn + j * dv, dv);
                 dw[j] = s;
                 dot += s * wrow[j];
                 const double a = wrow[j];
@@ -79,7 +76,7 @@ void sdpa_backward_kernel(const double* q, const double* k, const double* v, con
             }
             // backward of A = softmax(S + M): dS = A * (dA - sum(dA * A)); masked A = 0 gives dS = 0
             // backward of S = Q K^T * scale: dQ += dS K * scale, dK += dS^T Q * scale
-            for (std::size_t j = 0; j < Tk; ++j) {
+            for (std::size_t j = 0; j < visible; ++j) {
                 const double ds = wrow[j] * (dw[j] - dot) * scale;
                 if (ds == 0.0) continue;
                 for (std::size_t c = 0; c < d; ++c) {
@@ -196,7 +193,7 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
     g.dk = Tensor::from_shape(k.shape());
     g.dv = Tensor::from_shape(v.shape());
     detail::sdpa_backward_kernel(q.data(), k.data(), v.data(), weights.data(), grad_out.data(), D.N,
-                                 D.Tq, D.Tk, D.d, D.dv, scale, g.dq.data(), g.dk.data(), g.dv.data());
+                                 D.Tq, D.Tk, D.d, D.dv, scale, opts.causal, g.dq.data(), g.dk.data(), g.dv.data());
     detail::require_no_overflow("sdpaBackward: the gradients dq", g.dq);
     detail::require_no_overflow("sdpaBackward: the gradients dk", g.dk);
     detail::require_no_overflow("sdpaBackward: the gradients dv", g.dv);
