@@ -1,104 +1,387 @@
-// The only file that knows about Emscripten. It converts JS values to the core's types and
-// back, and turns C++ exceptions into {__error: message} results.
+// The only file that knows about Emscripten.
 //
-// Why not throw a JS Error from here: a JS exception unwinding through WASM frames skips C++
-// destructors, so every live std::string or tensor would leak. Instead each function catches,
-// lets its C++ objects die, and returns the message; wasm/js/index.js throws the Error.
-// No Embind class crosses the boundary: arguments and results are plain JS objects and typed
-// arrays (copied), so JS never holds a handle that needs .delete().
+// The boundary is a small wire protocol, so a call costs a handful of crossings whatever its
+// arguments (per-value Embind marshalling cost more than the math on small inputs):
+//   1. JS asks for room (reserve), writes the request into two reused regions of the WASM heap:
+//      numbers and tensor data as float64 (`in`), strings as UTF-8 bytes (`bytes`);
+//   2. JS calls call(name); this file decodes the request into the core's own types (Tensor,
+//      Options, ...) and calls the public C++ API, which checks everything;
+//   3. the result comes back as a JSON string describing its structure, in which every tensor is
+//      {"$":[offset,length],"s":[shape]} and every number {"#":index} into one float64 buffer
+//      (`out`) that JS slices; an error comes back as status 1 and the message.
+// C++ errors never unwind through JS frames (they are caught here), and no Embind class or value
+// handle crosses the boundary, so nothing needs .delete() and nothing leaks.
 #include <emscripten/bind.h>
-#include <emscripten/val.h>
 #include <malloc.h>
 
 #include <cstdio>
-
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "attn/attention.hpp"
 #include "attn/gpt.hpp"
 
-#include <map>
-#include <memory>
-
-using emscripten::val;
 using namespace attn;
 
 namespace {
 
-// ---- JS -> C++ -----------------------------------------------------------------------------
-// The JS layer has already made every tensor {shape: number[], data: Float64Array | Uint8Array}.
-Shape read_shape(const std::string& name, const val& t, std::size_t length) {
-    const std::vector<double> dims = emscripten::convertJSArrayToNumberVector<double>(t["shape"]);
-    return checked_shape(name, dims, length);
-}
+// ---- the wire ------------------------------------------------------------------------------
+struct Wire {
+    std::vector<double> in, out;
+    std::vector<std::uint8_t> bytes;
+    std::string json;
+} wire;
 
-Tensor to_tensor(const std::string& name, const val& t) {
-    const val data = t["data"];
-    const std::size_t n = data["length"].as<std::size_t>();
-    const Shape s = read_shape(name, t, n);
-    Tensor out = Tensor::from_shape(s);
-    val(emscripten::typed_memory_view(n, out.data())).call<void>("set", data);
-    return out;
-}
+// Request tags (wasm/js/api.js writes the same numbers).
+enum Tag { kNumber = 0, kString = 1, kTensor = 2, kBoolTensor = 3, kOptions = 4, kBool = 5, kNumbers = 6 };
 
-BoolTensor to_bool_tensor(const std::string& name, const val& t) {
-    const val data = t["data"];
-    const std::size_t n = data["length"].as<std::size_t>();
-    const Shape s = read_shape(name, t, n);
-    BoolTensor out = BoolTensor::from_shape(s);
-    val(emscripten::typed_memory_view(n, out.data())).call<void>("set", data);
-    return out;
-}
+using Arg = std::variant<double, std::string, Tensor, BoolTensor, Options, bool, std::vector<double>>;
 
-Options to_options(const val& obj) {
-    Options opts;
-    if (obj.isUndefined() || obj.isNull()) return opts;
-    const val keys = val::global("Object").call<val>("keys", obj);
-    const std::size_t n = keys["length"].as<std::size_t>();
-    const val uint8 = val::global("Uint8Array");
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::string key = keys[i].as<std::string>();
-        const val v = obj[key];
-        const std::string type = v.typeOf().as<std::string>();
-        if (type == "undefined") continue;
-        if (type == "boolean") opts[key] = v.as<bool>();
-        else if (type == "number") opts[key] = v.as<double>();
-        else if (type == "string") opts[key] = v.as<std::string>();
-        else if (v["data"].instanceof(uint8)) opts[key] = to_bool_tensor("option '" + key + "'", v);
-        else opts[key] = to_tensor("option '" + key + "'", v);
+class Reader {
+public:
+    explicit Reader(std::size_t header) : data_(header) {}
+    double next() {
+        if (pos_ >= wire.in.size()) throw Error("internal error: the request ended early");
+        return wire.in[pos_++];
     }
-    return opts;
-}
+    std::size_t index() { return std::size_t(next()); }
+    std::string text() {
+        const std::size_t off = index(), len = index();
+        if (off + len > wire.bytes.size()) throw Error("internal error: a string is outside the request");
+        return std::string(reinterpret_cast<const char*>(wire.bytes.data() + off), len);
+    }
+    // dims and data of a tensor; the data follows the header region, in request order
+    template <class T>
+    T tensor(bool boolean) {
+        const std::string name = text();
+        const std::size_t rank = index();
+        if (rank > 64) throw Error(name + ": shape must have 1 to " + std::to_string(kMaxRank) + " axes, got " + std::to_string(rank));
+        std::vector<double> dims(rank);
+        for (double& d : dims) d = next();
+        const std::size_t length = index();
+        const Shape s = checked_shape(name, dims, length);
+        T t = T::from_shape(s);
+        if (boolean) {
+            const std::size_t off = index();
+            for (std::size_t i = 0; i < length; ++i) t.data()[i] = wire.bytes[off + i];
+        } else {
+            std::copy_n(wire.in.begin() + long(data_), length, t.data());
+            data_ += length;
+        }
+        return t;
+    }
+    Arg value(int tag) {
+        switch (tag) {
+            case kNumber: return next();
+            case kString: return text();
+            case kTensor: return tensor<Tensor>(false);
+            case kBoolTensor: return tensor<BoolTensor>(true);
+            case kBool: return next() != 0.0;
+            case kNumbers: {
+                std::vector<double> v(index());
+                for (double& x : v) x = next();
+                return v;
+            }
+            case kOptions: {
+                Options o;
+                const std::size_t n = index();
+                for (std::size_t i = 0; i < n; ++i) {
+                    const std::string key = text();
+                    const int t = int(next());
+                    Arg v = value(t);
+                    if (auto d = std::get_if<double>(&v)) o[key] = *d;
+                    else if (auto s = std::get_if<std::string>(&v)) o[key] = *s;
+                    else if (auto ten = std::get_if<Tensor>(&v)) o[key] = std::move(*ten);
+                    else if (auto bt = std::get_if<BoolTensor>(&v)) o[key] = std::move(*bt);
+                    else if (auto b = std::get_if<bool>(&v)) o[key] = *b;
+                    else throw Error("option '" + key + "' has an unsupported value");
+                }
+                return o;
+            }
+            default: throw Error("internal error: unknown tag " + std::to_string(tag));
+        }
+    }
+private:
+    std::size_t pos_ = 0, data_;
+};
 
-// ---- C++ -> JS -----------------------------------------------------------------------------
-val from_tensor(const Tensor& t) {
-    val o = val::object();
-    val shape = val::array();
-    for (std::size_t i = 0; i < t.dimension(); ++i) shape.call<void>("push", double(t.shape()[i]));
-    o.set("shape", shape);
-    // slice() copies out of WASM memory: a view would die when memory grows (TOOLCHAIN.md item 5)
-    o.set("data", val(emscripten::typed_memory_view(t.size(), t.data())).call<val>("slice"));
-    return o;
-}
+// Builds the result: JSON for the structure, numbers and tensor data in wire.out.
+class Result {
+public:
+    Result() { wire.out.clear(); wire.json.clear(); }
+    Result& begin() { sep(); wire.json += '{'; first_ = true; return *this; }
+    Result& end() { wire.json += '}'; first_ = false; return *this; }
+    Result& begin_list() { sep(); wire.json += '['; first_ = true; return *this; }
+    Result& end_list() { wire.json += ']'; first_ = false; return *this; }
+    Result& key(const char* k) { sep(); wire.json += '"'; wire.json += k; wire.json += "\":"; first_ = true; return *this; }
+    Result& number(double v) {
+        sep();
+        wire.json += "{\"#\":" + std::to_string(wire.out.size()) + "}";
+        wire.out.push_back(v);
+        return *this;
+    }
+    Result& boolean(bool b) { sep(); wire.json += b ? "true" : "false"; return *this; }
+    Result& string(const std::string& s) {
+        sep();
+        wire.json += '"';
+        for (unsigned char c : s) {
+            if (c == '"' || c == '\\') { wire.json += '\\'; wire.json += char(c); }
+            else if (c < 0x20) { char buf[8]; std::snprintf(buf, sizeof buf, "\\u%04x", c); wire.json += buf; }
+            else wire.json += char(c);
+        }
+        wire.json += '"';
+        return *this;
+    }
+    Result& tensor(const Tensor& t) {
+        sep();
+        wire.json += "{\"$\":[" + std::to_string(wire.out.size()) + "," + std::to_string(t.size()) + "],\"s\":[";
+        for (std::size_t i = 0; i < t.dimension(); ++i) wire.json += (i ? "," : "") + std::to_string(t.shape()[i]);
+        wire.json += "]}";
+        wire.out.insert(wire.out.end(), t.data(), t.data() + t.size());
+        return *this;
+    }
+    Result& numbers(const std::vector<double>& v) {
+        begin_list();
+        for (double x : v) number(x);
+        return end_list();
+    }
+    // the values alone, as a Float64Array (no shape)
+    Result& values(const double* p, std::size_t n) {
+        sep();
+        wire.json += "{\"$\":[" + std::to_string(wire.out.size()) + "," + std::to_string(n) + "]}";
+        wire.out.insert(wire.out.end(), p, p + n);
+        return *this;
+    }
+private:
+    bool first_ = true;
+    void sep() { if (!first_) wire.json += ','; first_ = false; }
+};
 
-val from_vector(const std::vector<double>& v) {
-    val a = val::array();
-    for (double x : v) a.call<void>("push", x);
-    return a;
-}
+// ---- arguments ------------------------------------------------------------------------------
+struct Args {
+    std::vector<Arg> v;
+    template <class T>
+    const T& at(std::size_t i, const char* what) const {
+        if (i >= v.size()) throw Error(std::string("internal error: missing argument ") + what);
+        if (auto p = std::get_if<T>(&v[i])) return *p;
+        throw Error(std::string("internal error: argument ") + what + " has the wrong type");
+    }
+    const Tensor& tensor(std::size_t i) const { return at<Tensor>(i, "tensor"); }
+    const Options& options(std::size_t i) const { static const Options none; return i < v.size() ? at<Options>(i, "options") : none; }
+    double number(std::size_t i) const { return at<double>(i, "number"); }
+    const std::string& text(std::size_t i) const { return at<std::string>(i, "string"); }
+};
 
-std::string detail_num(double v) {
+std::string num(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g", v);
     return buf;
 }
 
-template <class F>
-val guarded(F&& f) {
+// ---- the character GPT registry ---------------------------------------------------------------
+// Models live here, keyed by a number; JS holds the number (wasm/js/api.js frees it on dispose).
+std::map<int, std::unique_ptr<CharTrainer>> models;
+int next_model = 1;
+
+CharTrainer& model(double id) {
+    auto it = models.find(int(id));
+    if (it == models.end()) throw Error("model " + num(id) + " does not exist (disposed?)");
+    return *it->second;
+}
+
+std::size_t whole(const std::string& what, double v, double lo, double hi) {
+    if (!(v >= lo && v <= hi) || v != double(std::size_t(v))) throw Error(what + " must be a whole number from " + num(lo) + " to " + num(hi) + ", got " + num(v));
+    return std::size_t(v);
+}
+
+// ---- the API ----------------------------------------------------------------------------------
+using Handler = std::function<void(const Args&, Result&)>;
+
+void tensors(Result& r, std::initializer_list<std::pair<const char*, const Tensor*>> fields) {
+    r.begin();
+    for (const auto& [k, t] : fields) r.key(k).tensor(*t);
+    r.end();
+}
+
+const std::map<std::string, Handler>& handlers() {
+    static const std::map<std::string, Handler> h = {
+        {"randn", [](const Args& a, Result& r) {
+             const std::vector<double>& dims = a.at<std::vector<double>>(0, "shape");
+             double total = 1;
+             for (double d : dims) total *= d;
+             const Shape s = checked_shape("randn: shape", dims, total >= 0 && total <= double(kMaxElements) ? std::size_t(total) : 0);
+             const double seed = a.number(1);
+             if (!(seed >= 0 && seed <= 9007199254740991.0) || seed != double(std::uint64_t(seed)))
+                 throw Error("randn: seed must be a whole number from 0 to 2^53 - 1, got " + num(seed));
+             r.tensor(randn(s, std::uint64_t(seed), a.number(2)));
+         }},
+        {"causalAverage", [](const Args& a, Result& r) { r.tensor(causal_average(a.tensor(0), a.options(1))); }},
+        {"averagingMatrix", [](const Args& a, Result& r) { r.tensor(averaging_matrix(a.number(0), a.options(1))); }},
+        {"maxAbsDiff", [](const Args& a, Result& r) { r.number(max_abs_diff(a.tensor(0), a.tensor(1))); }},
+        {"sum", [](const Args& a, Result& r) { r.tensor(sum_along(a.tensor(0), a.options(1))); }},
+        {"matmul", [](const Args& a, Result& r) { r.tensor(matmul(a.tensor(0), a.tensor(1))); }},
+        {"maskMatrix", [](const Args& a, Result& r) { r.tensor(mask_matrix(a.number(0), a.number(1), a.options(2))); }},
+        {"softmax", [](const Args& a, Result& r) {
+             const SoftmaxResult s = softmax(a.tensor(0), a.options(1));
+             r.begin().key("shape").numbers(std::vector<double>(s.weights.shape().begin(), s.weights.shape().end()));
+             r.key("data").values(s.weights.data(), s.weights.size()).key("maskedRows").begin_list();
+             for (const auto& idx : s.masked_rows) r.numbers(std::vector<double>(idx.begin(), idx.end()));
+             r.end_list().end();
+         }},
+        {"sdpa", [](const Args& a, Result& r) {
+             const SdpaResult s = sdpa(a.tensor(0), a.tensor(1), a.tensor(2), a.options(3));
+             tensors(r, {{"out", &s.out}, {"weights", &s.weights}, {"scores", &s.scores}});
+         }},
+        {"sdpaReference", [](const Args& a, Result& r) {
+             const SdpaResult s = sdpa_reference(a.tensor(0), a.tensor(1), a.tensor(2), a.options(3));
+             tensors(r, {{"out", &s.out}, {"weights", &s.weights}, {"scores", &s.scores}});
+         }},
+        {"sdpaBackward", [](const Args& a, Result& r) {
+             const SdpaGrads g = sdpa_backward(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3), a.options(4));
+             tensors(r, {{"dq", &g.dq}, {"dk", &g.dk}, {"dv", &g.dv}});
+         }},
+        {"linearWeightToMath", [](const Args& a, Result& r) { r.tensor(linear_weight_to_math(a.tensor(0))); }},
+        {"mathWeightToLinear", [](const Args& a, Result& r) { r.tensor(math_weight_to_linear(a.tensor(0))); }},
+        {"multiHeadAttention", [](const Args& a, Result& r) {
+             const MhaResult m = multi_head_attention(a.tensor(0), a.options(1));
+             tensors(r, {{"out", &m.out}, {"weights", &m.weights}, {"scores", &m.scores}, {"q", &m.q}, {"k", &m.k}, {"v", &m.v}});
+         }},
+        {"multiHeadAttentionBackward", [](const Args& a, Result& r) {
+             const MhaGrads g = multi_head_attention_backward(a.tensor(0), a.tensor(1), a.options(2));
+             r.begin().key("dx").tensor(g.dx).key("dwq").tensor(g.dwq).key("dwk").tensor(g.dwk).key("dwv").tensor(g.dwv);
+             if (g.dmemory.size() > 0) r.key("dmemory").tensor(g.dmemory);
+             r.end();
+         }},
+        {"attentionStats", [](const Args& a, Result& r) {
+             const RowStats s = attention_stats(a.tensor(0));
+             tensors(r, {{"entropy", &s.entropy}, {"maxWeight", &s.max_weight}});
+         }},
+        {"dotProductVariance", [](const Args& a, Result& r) {
+             const DotVariance d = dot_product_variance(a.at<std::vector<double>>(0, "dims"), a.number(1), a.number(2));
+             r.begin().key("dims").numbers(d.dims).key("unscaled").numbers(d.unscaled).key("scaled").numbers(d.scaled).end();
+         }},
+        {"softmaxSharpening", [](const Args& a, Result& r) {
+             const Sharpening s = softmax_sharpening(a.tensor(0), a.number(1));
+             r.begin().key("weights").tensor(s.weights).key("jacobian").tensor(s.jacobian).key("jacobianNorm").number(s.jacobian_norm)
+                 .key("entropy").number(s.entropy).key("maxWeight").number(s.max_weight).end();
+         }},
+        {"positions", [](const Args& a, Result& r) { r.tensor(positions(a.text(0), a.number(1), a.number(2), a.options(3))); }},
+        {"permutationCheck", [](const Args& a, Result& r) {
+             const PermutationResult p = permutation_check(a.tensor(0), a.options(1));
+             r.begin().key("maxDiff").number(p.max_diff).key("perm").numbers(std::vector<double>(p.perm.begin(), p.perm.end()))
+                 .key("permutedInput").tensor(p.permuted_input).key("outOfPermuted").tensor(p.out_of_permuted)
+                 .key("permutedOut").tensor(p.permuted_out).end();
+         }},
+        {"gradcheck", [](const Args& a, Result& r) {
+             const GradcheckResult g = gradcheck(a.text(0), a.options(1));
+             r.begin().key("passed").boolean(g.passed).key("eps").number(g.eps).key("atol").number(g.atol).key("rtol").number(g.rtol).key("inputs").begin();
+             for (const auto& i : g.inputs)
+                 r.key(i.name.c_str()).begin().key("maxAbsError").number(i.max_abs_error).key("maxRatio").number(i.max_ratio).key("passed").boolean(i.passed).end();
+             r.end().end();
+         }},
+        {"futureProbe", [](const Args& a, Result& r) {
+             const FutureProbeResult f = future_probe(a.tensor(0), a.options(1));
+             r.begin().key("maxPrefixChange").number(f.max_prefix_change).key("maxFutureChange").number(f.max_future_change)
+                 .key("change").tensor(f.change).end();
+         }},
+        {"dropout", [](const Args& a, Result& r) { r.tensor(dropout(a.tensor(0), a.options(1))); }},
+        {"dropoutStats", [](const Args& a, Result& r) {
+             const DropoutStats s = dropout_stats(a.tensor(0), a.options(1));
+             tensors(r, {{"sampleRowSums", &s.sample_row_sums}, {"meanRowSums", &s.mean_row_sums}});
+         }},
+        {"memoryStats", [](const Args&, Result& r) {
+             r.begin().key("heapInUse").number(double(mallinfo().uordblks))
+                 .key("memoryBytes").number(double(__builtin_wasm_memory_size(0)) * 65536.0)
+                 .key("wireBytes").number(double((wire.in.capacity() + wire.out.capacity()) * 8 + wire.bytes.capacity() + wire.json.capacity())).end();
+         }},
+        // the character GPT
+        {"gptCreate", [](const Args& a, Result& r) {
+             auto tr = std::make_unique<CharTrainer>(make_trainer(a.text(0), a.options(1)));
+             const GptConfig& c = tr->model().config();
+             std::vector<int> all(tr->data().vocab());
+             for (std::size_t i = 0; i < all.size(); ++i) all[i] = int(i);
+             r.begin().key("id").number(next_model).key("vocab").number(double(c.vocab)).key("C").number(double(c.C))
+                 .key("heads").number(double(c.heads)).key("layers").number(double(c.layers)).key("tMax").number(double(c.t_max))
+                 .key("seed").number(double(c.seed)).key("causal").boolean(c.causal).key("batch").number(double(tr->options().batch))
+                 .key("T").number(double(tr->options().t)).key("lr").number(tr->options().lr)
+                 .key("params").number(double(tr->model().params().size())).key("unigramEntropy").number(tr->data().unigram_entropy())
+                 .key("trainChars").number(double(tr->data().train().size())).key("valChars").number(double(tr->data().val().size()))
+                 .key("chars").string(tr->data().decode(all)).end();
+             models[next_model++] = std::move(tr);
+         }},
+        {"gptTrain", [](const Args& a, Result& r) {
+             CharTrainer& tr = model(a.number(0));
+             const double loss = tr.train_steps(whole("trainSteps: n", a.number(1), 1, 100000));
+             r.begin().key("loss").number(loss).key("step").number(double(tr.model().steps())).end();
+         }},
+        {"gptEvaluate", [](const Args& a, Result& r) {
+             CharTrainer& tr = model(a.number(0));
+             const std::size_t n = whole("evaluate: batches", a.number(1), 1, 1000);
+             const double train = tr.evaluate(false, n), val = tr.evaluate(true, n);
+             r.begin().key("train").number(train).key("val").number(val).end();
+         }},
+        {"gptSample", [](const Args& a, Result& r) {
+             CharTrainer& tr = model(a.number(0));
+             const std::size_t length = whole("sample: length", a.number(2), 0, 2000);
+             const std::size_t seed = whole("sample: seed", a.number(4), 0, 9007199254740991.0);
+             r.string(tr.sample(a.text(1), length, a.number(3), seed));
+         }},
+        {"gptAttention", [](const Args& a, Result& r) {
+             r.begin_list();
+             for (const Tensor& t : model(a.number(0)).attention_maps(a.text(1))) r.tensor(t);
+             r.end_list();
+         }},
+        {"gptFutureCheck", [](const Args& a, Result& r) {
+             CharTrainer& tr = model(a.number(0));
+             const FutureCheck f = tr.future_check(a.text(1), whole("futureCheck: t", a.number(2), 0, 512),
+                                                   whole("futureCheck: seed", a.number(3), 0, 9007199254740991.0));
+             r.begin().key("maxPrefixChange").number(f.max_prefix_change).key("maxFutureChange").number(f.max_future_change)
+                 .key("perPosition").numbers(f.per_position).end();
+         }},
+        {"gptParams", [](const Args& a, Result& r) {
+             const std::vector<double>& p = model(a.number(0)).model().params();
+             r.values(p.data(), p.size());
+         }},
+        {"gptFree", [](const Args& a, Result& r) { models.erase(int(a.number(0))); r.begin().end(); }},
+        {"gptGradcheck", [](const Args& a, Result& r) {
+             const GptGradcheck g = gpt_gradcheck(whole("gptGradcheck: seed", a.number(0), 0, 9007199254740991.0));
+             r.begin().key("passed").boolean(g.passed).key("maxAbsError").number(g.max_abs_error).key("params").number(double(g.params)).end();
+         }},
+    };
+    return h;
+}
+
+// ---- entry points -------------------------------------------------------------------------------
+// Room for a request: `numbers` float64 values and `bytes` string bytes. Returns nothing; JS then
+// reads the addresses with inAddress() and bytesAddress() (they move when the vectors grow).
+void reserve(double numbers, double bytes) {
+    wire.in.resize(std::size_t(numbers));
+    wire.bytes.resize(std::size_t(bytes));
+}
+double in_address() { return double(reinterpret_cast<std::uintptr_t>(wire.in.data())); }
+double bytes_address() { return double(reinterpret_cast<std::uintptr_t>(wire.bytes.data())); }
+double out_address() { return double(reinterpret_cast<std::uintptr_t>(wire.out.data())); }
+double out_length() { return double(wire.out.size()); }
+std::string result_json() { return wire.json; }
+
+// Decode the request (its first `header` numbers are the argument descriptions, tensor data follows)
+// and run `name`. 0: the result is in the wire; 1: an error whose message is result_json().
+int call(const std::string& name, double header) {
     std::string message;
     try {
-        return f();
+        auto it = handlers().find(name);
+        if (it == handlers().end()) throw Error("internal error: unknown function " + name);
+        Reader in{std::size_t(header)};
+        Args args;
+        const std::size_t n = in.index();
+        for (std::size_t i = 0; i < n; ++i) args.v.push_back(in.value(int(in.next())));
+        Result r;
+        it->second(args, r);
+        return 0;
     } catch (const Error& e) {
         message = e.what();
     } catch (const std::bad_alloc&) {
@@ -106,392 +389,19 @@ val guarded(F&& f) {
     } catch (const std::exception& e) {
         message = std::string("internal error: ") + e.what();
     }
-    val out = val::object();
-    out.set("__error", message);
-    return out;
-}
-
-// ---- the API ---------------------------------------------------------------------------------
-val js_randn(val shape, double seed, double stddev) {
-    return guarded([&] {
-        const std::vector<double> dims = emscripten::convertJSArrayToNumberVector<double>(shape);
-        double total = 1;
-        for (double d : dims) total *= d;
-        const Shape s = checked_shape("randn: shape", dims, total >= 0 && total <= double(kMaxElements) ? std::size_t(total) : 0);
-        if (!(seed >= 0 && seed <= 9007199254740991.0) || seed != double(std::uint64_t(seed)))
-            throw Error("randn: seed must be a whole number from 0 to 2^53 - 1");
-        return from_tensor(randn(s, std::uint64_t(seed), stddev));
-    });
-}
-
-val js_causal_average(val x, val opts) {
-    return guarded([&] { return from_tensor(causal_average(to_tensor("causalAverage: x", x), to_options(opts))); });
-}
-
-val js_averaging_matrix(double T, val opts) {
-    return guarded([&] { return from_tensor(averaging_matrix(T, to_options(opts))); });
-}
-
-val js_max_abs_diff(val a, val b) {
-    return guarded([&] {
-        return val(max_abs_diff(to_tensor("maxAbsDiff: a", a), to_tensor("maxAbsDiff: b", b)));
-    });
-}
-
-val js_sum(val x, val opts) {
-    return guarded([&] { return from_tensor(sum_along(to_tensor("sum: x", x), to_options(opts))); });
-}
-
-val js_matmul(val a, val b) {
-    return guarded([&] { return from_tensor(matmul(to_tensor("matmul: a", a), to_tensor("matmul: b", b))); });
-}
-
-val js_mask_matrix(double Tq, double Tk, val opts) {
-    return guarded([&] { return from_tensor(mask_matrix(Tq, Tk, to_options(opts))); });
-}
-
-val js_sdpa_reference(val q, val k, val v, val opts) {
-    return guarded([&] {
-        const SdpaResult r = sdpa_reference(to_tensor("sdpaReference: q", q), to_tensor("sdpaReference: k", k),
-                                             to_tensor("sdpaReference: v", v), to_options(opts));
-        val o = val::object();
-        o.set("out", from_tensor(r.out));
-        o.set("weights", from_tensor(r.weights));
-        o.set("scores", from_tensor(r.scores));
-        return o;
-    });
-}
-
-val js_softmax(val scores, val opts) {
-    return guarded([&] {
-        const SoftmaxResult r = softmax(to_tensor("softmax: scores", scores), to_options(opts));
-        val o = from_tensor(r.weights);
-        val rows = val::array();
-        for (const auto& idx : r.masked_rows) {
-            val a = val::array();
-            for (std::size_t i : idx) a.call<void>("push", double(i));
-            rows.call<void>("push", a);
-        }
-        o.set("maskedRows", rows);
-        return o;
-    });
-}
-
-val js_sdpa(val q, val k, val v, val opts) {
-    return guarded([&] {
-        const SdpaResult r = sdpa(to_tensor("sdpa: q", q), to_tensor("sdpa: k", k), to_tensor("sdpa: v", v), to_options(opts));
-        val o = val::object();
-        o.set("out", from_tensor(r.out));
-        o.set("weights", from_tensor(r.weights));
-        o.set("scores", from_tensor(r.scores));
-        return o;
-    });
-}
-
-val js_sdpa_backward(val q, val k, val v, val g, val opts) {
-    return guarded([&] {
-        const SdpaGrads r = sdpa_backward(to_tensor("sdpaBackward: q", q), to_tensor("sdpaBackward: k", k),
-                                          to_tensor("sdpaBackward: v", v), to_tensor("sdpaBackward: gradOut", g),
-                                          to_options(opts));
-        val o = val::object();
-        o.set("dq", from_tensor(r.dq));
-        o.set("dk", from_tensor(r.dk));
-        o.set("dv", from_tensor(r.dv));
-        return o;
-    });
-}
-
-val js_linear_weight_to_math(val w) {
-    return guarded([&] { return from_tensor(linear_weight_to_math(to_tensor("linearWeightToMath: w", w))); });
-}
-
-val js_math_weight_to_linear(val w) {
-    return guarded([&] { return from_tensor(math_weight_to_linear(to_tensor("mathWeightToLinear: w", w))); });
-}
-
-val js_mha(val x, val opts) {
-    return guarded([&] {
-        const MhaResult r = multi_head_attention(to_tensor("multiHeadAttention: x", x), to_options(opts));
-        val o = val::object();
-        o.set("out", from_tensor(r.out));
-        o.set("weights", from_tensor(r.weights));
-        o.set("scores", from_tensor(r.scores));
-        o.set("q", from_tensor(r.q));
-        o.set("k", from_tensor(r.k));
-        o.set("v", from_tensor(r.v));
-        return o;
-    });
-}
-
-val js_mha_backward(val x, val g, val opts) {
-    return guarded([&] {
-        const MhaGrads r = multi_head_attention_backward(to_tensor("multiHeadAttentionBackward: x", x),
-                                                         to_tensor("multiHeadAttentionBackward: gradOut", g),
-                                                         to_options(opts));
-        val o = val::object();
-        o.set("dx", from_tensor(r.dx));
-        o.set("dwq", from_tensor(r.dwq));
-        o.set("dwk", from_tensor(r.dwk));
-        o.set("dwv", from_tensor(r.dwv));
-        if (r.dmemory.size() > 0) o.set("dmemory", from_tensor(r.dmemory));
-        return o;
-    });
-}
-
-val js_attention_stats(val w) {
-    return guarded([&] {
-        const RowStats r = attention_stats(to_tensor("attentionStats: weights", w));
-        val o = val::object();
-        o.set("entropy", from_tensor(r.entropy));
-        o.set("maxWeight", from_tensor(r.max_weight));
-        return o;
-    });
-}
-
-val js_dot_product_variance(val dims, double samples, double seed) {
-    return guarded([&] {
-        const DotVariance r = dot_product_variance(emscripten::convertJSArrayToNumberVector<double>(dims), samples, seed);
-        val o = val::object();
-        o.set("dims", from_vector(r.dims));
-        o.set("unscaled", from_vector(r.unscaled));
-        o.set("scaled", from_vector(r.scaled));
-        return o;
-    });
-}
-
-val js_softmax_sharpening(val logits, double factor) {
-    return guarded([&] {
-        const Sharpening r = softmax_sharpening(to_tensor("softmaxSharpening: logits", logits), factor);
-        val o = val::object();
-        o.set("weights", from_tensor(r.weights));
-        o.set("jacobian", from_tensor(r.jacobian));
-        o.set("jacobianNorm", r.jacobian_norm);
-        o.set("entropy", r.entropy);
-        o.set("maxWeight", r.max_weight);
-        return o;
-    });
-}
-
-val js_positions(std::string kind, double T, double C, val opts) {
-    return guarded([&] { return from_tensor(positions(kind, T, C, to_options(opts))); });
-}
-
-val js_permutation_check(val x, val opts) {
-    return guarded([&] {
-        const PermutationResult r = permutation_check(to_tensor("permutationCheck: x", x), to_options(opts));
-        val o = val::object();
-        o.set("maxDiff", r.max_diff);
-        std::vector<double> perm(r.perm.begin(), r.perm.end());
-        o.set("perm", from_vector(perm));
-        o.set("permutedInput", from_tensor(r.permuted_input));
-        o.set("outOfPermuted", from_tensor(r.out_of_permuted));
-        o.set("permutedOut", from_tensor(r.permuted_out));
-        return o;
-    });
-}
-
-val js_gradcheck(std::string kind, val opts) {
-    return guarded([&] {
-        const GradcheckResult r = gradcheck(kind, to_options(opts));
-        val o = val::object();
-        o.set("passed", r.passed);
-        o.set("eps", r.eps);
-        o.set("atol", r.atol);
-        o.set("rtol", r.rtol);
-        val inputs = val::object();
-        for (const auto& i : r.inputs) {
-            val e = val::object();
-            e.set("maxAbsError", i.max_abs_error);
-            e.set("maxRatio", i.max_ratio);
-            e.set("passed", i.passed);
-            inputs.set(i.name, e);
-        }
-        o.set("inputs", inputs);
-        return o;
-    });
-}
-
-val js_future_probe(val x, val opts) {
-    return guarded([&] {
-        const FutureProbeResult r = future_probe(to_tensor("futureProbe: x", x), to_options(opts));
-        val o = val::object();
-        o.set("maxPrefixChange", r.max_prefix_change);
-        o.set("maxFutureChange", r.max_future_change);
-        o.set("change", from_tensor(r.change));
-        return o;
-    });
-}
-
-val js_dropout(val x, val opts) {
-    return guarded([&] { return from_tensor(dropout(to_tensor("dropout: x", x), to_options(opts))); });
-}
-
-val js_dropout_stats(val w, val opts) {
-    return guarded([&] {
-        const DropoutStats r = dropout_stats(to_tensor("dropoutStats: weights", w), to_options(opts));
-        val o = val::object();
-        o.set("sampleRowSums", from_tensor(r.sample_row_sums));
-        o.set("meanRowSums", from_tensor(r.mean_row_sums));
-        return o;
-    });
-}
-
-// ---- the character GPT ------------------------------------------------------------------------
-// Models live here, keyed by a number; JS holds the number (wasm/js/index.js frees it on dispose).
-std::map<int, std::unique_ptr<CharTrainer>> models;
-int next_model = 1;
-
-CharTrainer& model(double id) {
-    auto it = models.find(int(id));
-    if (it == models.end()) throw Error("model " + detail_num(id) + " does not exist (disposed?)");
-    return *it->second;
-}
-
-val js_gpt_create(std::string text, val opts) {
-    return guarded([&] {
-        auto tr = std::make_unique<CharTrainer>(make_trainer(text, to_options(opts)));
-        const GptConfig& c = tr->model().config();
-        val o = val::object();
-        o.set("id", next_model);
-        o.set("vocab", double(c.vocab));
-        o.set("C", double(c.C));
-        o.set("heads", double(c.heads));
-        o.set("layers", double(c.layers));
-        o.set("tMax", double(c.t_max));
-        o.set("seed", double(c.seed));
-        o.set("causal", c.causal);
-        o.set("batch", double(tr->options().batch));
-        o.set("T", double(tr->options().t));
-        o.set("lr", tr->options().lr);
-        o.set("params", double(tr->model().params().size()));
-        o.set("unigramEntropy", tr->data().unigram_entropy());
-        o.set("trainChars", double(tr->data().train().size()));
-        o.set("valChars", double(tr->data().val().size()));
-        std::vector<int> all(tr->data().vocab());
-        for (std::size_t i = 0; i < all.size(); ++i) all[i] = int(i);
-        o.set("chars", tr->data().decode(all));
-        models[next_model++] = std::move(tr);
-        return o;
-    });
-}
-
-val js_gpt_train(double id, double n) {
-    return guarded([&] {
-        CharTrainer& tr = model(id);
-        val o = val::object();
-        o.set("loss", tr.train_steps(std::size_t(std::max(0.0, n))));
-        o.set("step", double(tr.model().steps()));
-        return o;
-    });
-}
-
-val js_gpt_evaluate(double id, double batches) {
-    return guarded([&] {
-        CharTrainer& tr = model(id);
-        val o = val::object();
-        o.set("train", tr.evaluate(false, std::size_t(std::max(0.0, batches))));
-        o.set("val", tr.evaluate(true, std::size_t(std::max(0.0, batches))));
-        return o;
-    });
-}
-
-val js_gpt_sample(double id, std::string prompt, double length, double temperature, double seed) {
-    return guarded([&] {
-        if (!(length >= 0 && length <= 2000)) throw Error("sample: length must be from 0 to 2000, got " + detail_num(length));
-        if (!(seed >= 0 && seed <= 9007199254740991.0)) throw Error("sample: seed must be a whole number >= 0");
-        return val(model(id).sample(prompt, std::size_t(length), temperature, std::uint64_t(seed)));
-    });
-}
-
-val js_gpt_attention(double id, std::string text) {
-    return guarded([&] {
-        val maps = val::array();
-        for (const Tensor& t : model(id).attention_maps(text)) maps.call<void>("push", from_tensor(t));
-        return maps;
-    });
-}
-
-val js_gpt_future(double id, std::string text, double t, double seed) {
-    return guarded([&] {
-        if (!(t >= 0 && t <= 512) || t != double(std::size_t(t))) throw Error("futureCheck: t must be a whole number >= 0, got " + detail_num(t));
-        const FutureCheck f = model(id).future_check(text, std::size_t(t), std::uint64_t(std::max(0.0, seed)));
-        val o = val::object();
-        o.set("maxPrefixChange", f.max_prefix_change);
-        o.set("maxFutureChange", f.max_future_change);
-        o.set("perPosition", from_vector(f.per_position));
-        return o;
-    });
-}
-
-val js_gpt_params(double id) {
-    return guarded([&] {
-        std::vector<double>& p = model(id).model().params();
-        return val(emscripten::typed_memory_view(p.size(), p.data())).call<val>("slice");
-    });
-}
-
-val js_gpt_free(double id) {
-    return guarded([&] {
-        models.erase(int(id));
-        return val::object();
-    });
-}
-
-val js_gpt_gradcheck(double seed) {
-    return guarded([&] {
-        const GptGradcheck g = gpt_gradcheck(std::uint64_t(std::max(0.0, seed)));
-        val o = val::object();
-        o.set("passed", g.passed);
-        o.set("maxAbsError", g.max_abs_error);
-        o.set("params", double(g.params));
-        return o;
-    });
-}
-
-// Diagnostics for the memory tests: bytes malloc has handed out and not taken back, and the
-// size of the WASM memory.
-val js_memory_stats() {
-    val o = val::object();
-    o.set("heapInUse", double(mallinfo().uordblks));
-    o.set("memoryBytes", double(__builtin_wasm_memory_size(0)) * 65536.0);
-    return o;
+    wire.out.clear();
+    wire.json = message;
+    return 1;
 }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_lab) {
-    emscripten::function("randn", &js_randn);
-    emscripten::function("causalAverage", &js_causal_average);
-    emscripten::function("averagingMatrix", &js_averaging_matrix);
-    emscripten::function("maxAbsDiff", &js_max_abs_diff);
-    emscripten::function("sum", &js_sum);
-    emscripten::function("matmul", &js_matmul);
-    emscripten::function("maskMatrix", &js_mask_matrix);
-    emscripten::function("sdpaReference", &js_sdpa_reference);
-    emscripten::function("softmax", &js_softmax);
-    emscripten::function("sdpa", &js_sdpa);
-    emscripten::function("sdpaBackward", &js_sdpa_backward);
-    emscripten::function("linearWeightToMath", &js_linear_weight_to_math);
-    emscripten::function("mathWeightToLinear", &js_math_weight_to_linear);
-    emscripten::function("multiHeadAttention", &js_mha);
-    emscripten::function("multiHeadAttentionBackward", &js_mha_backward);
-    emscripten::function("attentionStats", &js_attention_stats);
-    emscripten::function("dotProductVariance", &js_dot_product_variance);
-    emscripten::function("softmaxSharpening", &js_softmax_sharpening);
-    emscripten::function("positions", &js_positions);
-    emscripten::function("permutationCheck", &js_permutation_check);
-    emscripten::function("gradcheck", &js_gradcheck);
-    emscripten::function("futureProbe", &js_future_probe);
-    emscripten::function("dropout", &js_dropout);
-    emscripten::function("dropoutStats", &js_dropout_stats);
-    emscripten::function("memoryStats", &js_memory_stats);
-    emscripten::function("gptCreate", &js_gpt_create);
-    emscripten::function("gptTrain", &js_gpt_train);
-    emscripten::function("gptEvaluate", &js_gpt_evaluate);
-    emscripten::function("gptSample", &js_gpt_sample);
-    emscripten::function("gptAttention", &js_gpt_attention);
-    emscripten::function("gptFutureCheck", &js_gpt_future);
-    emscripten::function("gptParams", &js_gpt_params);
-    emscripten::function("gptFree", &js_gpt_free);
-    emscripten::function("gptGradcheck", &js_gpt_gradcheck);
+    emscripten::function("reserve", &reserve);
+    emscripten::function("inAddress", &in_address);
+    emscripten::function("bytesAddress", &bytes_address);
+    emscripten::function("outAddress", &out_address);
+    emscripten::function("outLength", &out_length);
+    emscripten::function("resultJson", &result_json);
+    emscripten::function("call", &call);
 }

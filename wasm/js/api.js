@@ -78,116 +78,218 @@ function optionsArg(fn, opts) {
   return out;
 }
 
-function unwrap(result) {
-  if (result && typeof result === 'object' && '__error' in result) throw new Error(result.__error);
-  return result;
+// ---- The wire (see wasm/bindings/bindings.cpp) ----------------------------------------------
+// A request is a list of numbers (argument descriptions, then tensor data) and a list of bytes
+// (strings, boolean masks), written into reused regions of the WASM heap; one call runs it.
+const TAG = { number: 0, string: 1, tensor: 2, boolTensor: 3, options: 4, bool: 5, numbers: 6 };
+const encoder = new TextEncoder();
+// names and option keys repeat on every call: keep their UTF-8 bytes
+const encoded = new Map();
+const encode = (s) => {
+  let b = encoded.get(s);
+  if (b === undefined) {
+    b = encoder.encode(s);
+    if (s.length <= 64 && encoded.size < 4096) encoded.set(s, b);
+  }
+  return b;
+};
+
+// One request at a time (calls are synchronous), so its header lives in a reused Float64Array.
+let headBuf = new Float64Array(1024);
+
+class Request {
+  constructor() { this.n = 0; this.data = []; this.chunks = []; this.bytes = 0; this.dataLength = 0; }
+  push(...xs) {
+    if (this.n + xs.length > headBuf.length) {
+      const bigger = new Float64Array(Math.max(headBuf.length * 2, this.n + xs.length));
+      bigger.set(headBuf.subarray(0, this.n));
+      headBuf = bigger;
+    }
+    for (const x of xs) headBuf[this.n++] = x;
+  }
+  text(s) {
+    const b = encode(s);
+    this.push(this.bytes, b.length);
+    this.chunks.push(b);
+    this.bytes += b.length;
+  }
+  number(v) { this.push(TAG.number, v); return this; }
+  string(s) { this.push(TAG.string); this.text(s); return this; }
+  bool(b) { this.push(TAG.bool, b ? 1 : 0); return this; }
+  numbers(xs) { this.push(TAG.numbers, xs.length, ...xs); return this; }
+  tensor(name, t) {
+    this.push(TAG.tensor);
+    this.text(name);
+    this.push(t.shape.length, ...t.shape, t.data.length);
+    this.data.push(t.data);
+    this.dataLength += t.data.length;
+    return this;
+  }
+  boolTensor(name, t) {
+    this.push(TAG.boolTensor);
+    this.text(name);
+    this.push(t.shape.length, ...t.shape, t.data.length, this.bytes);
+    this.chunks.push(t.data);
+    this.bytes += t.data.length;
+    return this;
+  }
+  /** options after optionsArg(): booleans, numbers, strings, tensors and boolean tensors */
+  options(o) {
+    const keys = Object.keys(o);
+    this.push(TAG.options, keys.length);
+    for (const key of keys) {
+      const v = o[key];
+      this.text(key);
+      if (typeof v === 'boolean') this.bool(v);
+      else if (typeof v === 'number') this.number(v);
+      else if (typeof v === 'string') this.string(v);
+      else if (v.data instanceof Uint8Array) this.boolTensor(`option '${key}'`, v);
+      else this.tensor(`option '${key}'`, v);
+    }
+    return this;
+  }
 }
 
-const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(({ m, id }) => m.gptFree(id)) : null;
+function makeCall(m) {
+  // Replace {"$":[offset, length], "s": shape} by {shape, data} and {"#": i} by a number. `out` is
+  // one copy of the whole result (a view of WASM memory would die when memory grows); each tensor
+  // is its own disjoint part of that copy.
+  const revive = (node, out) => {
+    if (Array.isArray(node)) return node.map((x) => revive(x, out));
+    if (node === null || typeof node !== 'object') return node;
+    if ('#' in node) return out[node['#']];
+    if ('$' in node) {
+      const data = out.subarray(node.$[0], node.$[0] + node.$[1]);
+      return node.s ? { shape: node.s, data } : data;
+    }
+    for (const k of Object.keys(node)) node[k] = revive(node[k], out);
+    return node;
+  };
+  /** call(name, build): build(request) adds the arguments in order */
+  return (name, ...args) => {
+    const r = new Request();
+    r.push(args.length);
+    for (const a of args) a(r);
+    const header = r.n;
+    m.reserve(header + r.dataLength, r.bytes);
+    const F = m.HEAPF64, U = m.HEAPU8;   // after reserve: memory may have grown
+    let at = m.inAddress() / 8;
+    F.set(headBuf.subarray(0, header), at);
+    at += header;
+    for (const d of r.data) { F.set(d, at); at += d.length; }
+    let b = m.bytesAddress();
+    for (const c of r.chunks) { U.set(c, b); b += c.length; }
+    const status = m.call(name, header);
+    const json = m.resultJson();
+    if (status !== 0) throw new Error(json);
+    const outAt = m.outAddress() / 8;
+    return revive(JSON.parse(json), m.HEAPF64.slice(outAt, outAt + m.outLength()));
+  };
+}
+
+// argument builders: each returns a function that adds itself to a Request
+const A = {
+  tensor: (fn, name, t) => { const c = tensorArg(fn, name, t); return (r) => r.tensor(`${fn}: ${name}`, c); },
+  options: (fn, o) => { const c = optionsArg(fn, o); return (r) => r.options(c); },
+  number: (fn, name, v) => { const c = numberArg(fn, name, v); return (r) => r.number(c); },
+  string: (fn, name, v) => { const c = stringArg(fn, name, v); return (r) => r.string(c); },
+  numbers: (fn, name, v) => { const c = numberArrayArg(fn, name, v); return (r) => r.numbers(c); },
+};
+
+const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(({ call, id }) => call('gptFree', (r) => r.number(id))) : null;
 
 /** A character GPT living in the WASM core (see wasm/include/attn/gpt.hpp). */
 class GptModel {
-  #m;
+  #call;
   #id;
-  constructor(m, text, opts) {
-    const info = unwrap(m.gptCreate(text, opts));
-    this.#m = m;
+  constructor(call, text, opts) {
+    const info = call('gptCreate', (r) => r.string(text), (r) => r.options(opts));
+    this.#call = call;
     this.#id = info.id;
     /** {vocab, C, heads, layers, tMax, seed, causal, batch, T, lr, params, unigramEntropy, trainChars, valChars, chars} */
     this.config = Object.freeze({ ...info });
-    finalizer?.register(this, { m, id: info.id }, this);
+    finalizer?.register(this, { call, id: info.id }, this);
   }
   #live(fn) {
     if (this.#id === null) throw new Error(`${fn}: this model was disposed`);
-    return this.#id;
+    const id = this.#id;
+    return (r) => r.number(id);
   }
   /** Train n steps (AdamW on seeded batches): {loss (mean of the n steps), step}. */
-  trainSteps(n = 1) { return unwrap(this.#m.gptTrain(this.#live('trainSteps'), numberArg('trainSteps', 'n', n))); }
+  trainSteps(n = 1) { return this.#call('gptTrain', this.#live('trainSteps'), A.number('trainSteps', 'n', n)); }
   /** Mean loss on fixed seeded batches of each split: {train, val}. */
-  evaluate(batches = 4) { return unwrap(this.#m.gptEvaluate(this.#live('evaluate'), numberArg('evaluate', 'batches', batches))); }
+  evaluate(batches = 4) { return this.#call('gptEvaluate', this.#live('evaluate'), A.number('evaluate', 'batches', batches)); }
   /** Text generated after `prompt` (or from the text's first character). */
   sample({ prompt = '', length = 80, temperature = 1, seed = 0 } = {}) {
-    return unwrap(this.#m.gptSample(this.#live('sample'), stringArg('sample', 'prompt', prompt), numberArg('sample', 'length', length),
-      numberArg('sample', 'temperature', temperature), numberArg('sample', 'seed', seed)));
+    return this.#call('gptSample', this.#live('sample'), A.string('sample', 'prompt', prompt), A.number('sample', 'length', length),
+      A.number('sample', 'temperature', temperature), A.number('sample', 'seed', seed));
   }
   /** Attention weights for `text`: one tensor (heads, T, T) per layer. */
-  attention(text) { return unwrap(this.#m.gptAttention(this.#live('attention'), stringArg('attention', 'text', text))); }
+  attention(text) { return this.#call('gptAttention', this.#live('attention'), A.string('attention', 'text', text)); }
   /** Replace the characters after t and compare logits: {maxPrefixChange, maxFutureChange, perPosition}. */
   futureCheck(text, { t = 0, seed = 0 } = {}) {
-    return unwrap(this.#m.gptFutureCheck(this.#live('futureCheck'), stringArg('futureCheck', 'text', text),
-      numberArg('futureCheck', 't', t), numberArg('futureCheck', 'seed', seed)));
+    return this.#call('gptFutureCheck', this.#live('futureCheck'), A.string('futureCheck', 'text', text),
+      A.number('futureCheck', 't', t), A.number('futureCheck', 'seed', seed));
   }
   /** A copy of every parameter, in the core's layout. */
-  parameters() { return unwrap(this.#m.gptParams(this.#live('parameters'))); }
+  parameters() { return this.#call('gptParams', this.#live('parameters')); }
   dispose() {
     if (this.#id === null) return;
-    this.#m.gptFree(this.#id);
+    const id = this.#id;
+    this.#call('gptFree', (r) => r.number(id));
     finalizer?.unregister(this);
     this.#id = null;
   }
 }
 
 function makeApi(m) {
+  const call = makeCall(m);
   const api = {
     /** Seeded N(0, std^2) tensor; the same numbers natively and in WebAssembly. */
     randn: (shape, seed = 0, std = 1) =>
-      unwrap(m.randn(numberArrayArg('randn', 'shape', shape), numberArg('randn', 'seed', seed), numberArg('randn', 'std', std))),
-    causalAverage: (x, opts) =>
-      unwrap(m.causalAverage(tensorArg('causalAverage', 'x', x), optionsArg('causalAverage', opts))),
-    averagingMatrix: (T, opts) =>
-      unwrap(m.averagingMatrix(numberArg('averagingMatrix', 'T', T), optionsArg('averagingMatrix', opts))),
-    maxAbsDiff: (a, b) =>
-      unwrap(m.maxAbsDiff(tensorArg('maxAbsDiff', 'a', a), tensorArg('maxAbsDiff', 'b', b))),
-    sum: (x, opts) => unwrap(m.sum(tensorArg('sum', 'x', x), optionsArg('sum', opts))),
-    matmul: (a, b) => unwrap(m.matmul(tensorArg('matmul', 'a', a), tensorArg('matmul', 'b', b))),
-    maskMatrix: (Tq, Tk, opts) =>
-      unwrap(m.maskMatrix(numberArg('maskMatrix', 'Tq', Tq), numberArg('maskMatrix', 'Tk', Tk), optionsArg('maskMatrix', opts))),
-    sdpaReference: (q, k, v, opts) =>
-      unwrap(m.sdpaReference(tensorArg('sdpaReference', 'q', q), tensorArg('sdpaReference', 'k', k),
-        tensorArg('sdpaReference', 'v', v), optionsArg('sdpaReference', opts))),
-    softmax: (scores, opts) =>
-      unwrap(m.softmax(tensorArg('softmax', 'scores', scores), optionsArg('softmax', opts))),
-    sdpa: (q, k, v, opts) =>
-      unwrap(m.sdpa(tensorArg('sdpa', 'q', q), tensorArg('sdpa', 'k', k), tensorArg('sdpa', 'v', v), optionsArg('sdpa', opts))),
-    sdpaBackward: (q, k, v, gradOut, opts) =>
-      unwrap(m.sdpaBackward(tensorArg('sdpaBackward', 'q', q), tensorArg('sdpaBackward', 'k', k),
-        tensorArg('sdpaBackward', 'v', v), tensorArg('sdpaBackward', 'gradOut', gradOut), optionsArg('sdpaBackward', opts))),
-    linearWeightToMath: (w) => unwrap(m.linearWeightToMath(tensorArg('linearWeightToMath', 'w', w))),
-    mathWeightToLinear: (w) => unwrap(m.mathWeightToLinear(tensorArg('mathWeightToLinear', 'w', w))),
-    multiHeadAttention: (x, opts) =>
-      unwrap(m.multiHeadAttention(tensorArg('multiHeadAttention', 'x', x), optionsArg('multiHeadAttention', opts))),
-    multiHeadAttentionBackward: (x, gradOut, opts) =>
-      unwrap(m.multiHeadAttentionBackward(tensorArg('multiHeadAttentionBackward', 'x', x),
-        tensorArg('multiHeadAttentionBackward', 'gradOut', gradOut), optionsArg('multiHeadAttentionBackward', opts))),
-    attentionStats: (weights) => unwrap(m.attentionStats(tensorArg('attentionStats', 'weights', weights))),
+      call('randn', A.numbers('randn', 'shape', shape), A.number('randn', 'seed', seed), A.number('randn', 'std', std)),
+    causalAverage: (x, opts) => call('causalAverage', A.tensor('causalAverage', 'x', x), A.options('causalAverage', opts)),
+    averagingMatrix: (T, opts) => call('averagingMatrix', A.number('averagingMatrix', 'T', T), A.options('averagingMatrix', opts)),
+    maxAbsDiff: (a, b) => call('maxAbsDiff', A.tensor('maxAbsDiff', 'a', a), A.tensor('maxAbsDiff', 'b', b)),
+    sum: (x, opts) => call('sum', A.tensor('sum', 'x', x), A.options('sum', opts)),
+    matmul: (a, b) => call('matmul', A.tensor('matmul', 'a', a), A.tensor('matmul', 'b', b)),
+    maskMatrix: (Tq, Tk, opts) => call('maskMatrix', A.number('maskMatrix', 'Tq', Tq), A.number('maskMatrix', 'Tk', Tk), A.options('maskMatrix', opts)),
+    sdpaReference: (q, k, v, opts) => call('sdpaReference', A.tensor('sdpaReference', 'q', q), A.tensor('sdpaReference', 'k', k),
+      A.tensor('sdpaReference', 'v', v), A.options('sdpaReference', opts)),
+    softmax: (scores, opts) => call('softmax', A.tensor('softmax', 'scores', scores), A.options('softmax', opts)),
+    sdpa: (q, k, v, opts) => call('sdpa', A.tensor('sdpa', 'q', q), A.tensor('sdpa', 'k', k), A.tensor('sdpa', 'v', v), A.options('sdpa', opts)),
+    sdpaBackward: (q, k, v, gradOut, opts) => call('sdpaBackward', A.tensor('sdpaBackward', 'q', q), A.tensor('sdpaBackward', 'k', k),
+      A.tensor('sdpaBackward', 'v', v), A.tensor('sdpaBackward', 'gradOut', gradOut), A.options('sdpaBackward', opts)),
+    linearWeightToMath: (w) => call('linearWeightToMath', A.tensor('linearWeightToMath', 'w', w)),
+    mathWeightToLinear: (w) => call('mathWeightToLinear', A.tensor('mathWeightToLinear', 'w', w)),
+    multiHeadAttention: (x, opts) => call('multiHeadAttention', A.tensor('multiHeadAttention', 'x', x), A.options('multiHeadAttention', opts)),
+    multiHeadAttentionBackward: (x, gradOut, opts) => call('multiHeadAttentionBackward', A.tensor('multiHeadAttentionBackward', 'x', x),
+      A.tensor('multiHeadAttentionBackward', 'gradOut', gradOut), A.options('multiHeadAttentionBackward', opts)),
+    attentionStats: (weights) => call('attentionStats', A.tensor('attentionStats', 'weights', weights)),
     dotProductVariance: (dims, { samples = 2000, seed = 0, ...rest } = {}) => {
-      optionsArg('dotProductVariance', rest);
       const extra = Object.keys(rest);
       if (extra.length) throw new Error(`dotProductVariance: unknown option '${extra[0]}' (known: samples, seed)`);
-      return unwrap(m.dotProductVariance(numberArrayArg('dotProductVariance', 'dims', dims),
-        numberArg('dotProductVariance', 'samples', samples), numberArg('dotProductVariance', 'seed', seed)));
+      return call('dotProductVariance', A.numbers('dotProductVariance', 'dims', dims),
+        A.number('dotProductVariance', 'samples', samples), A.number('dotProductVariance', 'seed', seed));
     },
     softmaxSharpening: (logits, factor = 8) =>
-      unwrap(m.softmaxSharpening(tensorArg('softmaxSharpening', 'logits', logits), numberArg('softmaxSharpening', 'factor', factor))),
-    positions: (kind, T, C, opts) =>
-      unwrap(m.positions(stringArg('positions', 'kind', kind), numberArg('positions', 'T', T),
-        numberArg('positions', 'C', C), optionsArg('positions', opts))),
-    permutationCheck: (x, opts) =>
-      unwrap(m.permutationCheck(tensorArg('permutationCheck', 'x', x), optionsArg('permutationCheck', opts))),
-    gradcheck: (kind, opts) => unwrap(m.gradcheck(stringArg('gradcheck', 'kind', kind), optionsArg('gradcheck', opts))),
-    futureProbe: (x, opts) => unwrap(m.futureProbe(tensorArg('futureProbe', 'x', x), optionsArg('futureProbe', opts))),
-    dropout: (x, opts) => unwrap(m.dropout(tensorArg('dropout', 'x', x), optionsArg('dropout', opts))),
-    dropoutStats: (weights, opts) =>
-      unwrap(m.dropoutStats(tensorArg('dropoutStats', 'weights', weights), optionsArg('dropoutStats', opts))),
+      call('softmaxSharpening', A.tensor('softmaxSharpening', 'logits', logits), A.number('softmaxSharpening', 'factor', factor)),
+    positions: (kind, T, C, opts) => call('positions', A.string('positions', 'kind', kind), A.number('positions', 'T', T),
+      A.number('positions', 'C', C), A.options('positions', opts)),
+    permutationCheck: (x, opts) => call('permutationCheck', A.tensor('permutationCheck', 'x', x), A.options('permutationCheck', opts)),
+    gradcheck: (kind, opts) => call('gradcheck', A.string('gradcheck', 'kind', kind), A.options('gradcheck', opts)),
+    futureProbe: (x, opts) => call('futureProbe', A.tensor('futureProbe', 'x', x), A.options('futureProbe', opts)),
+    dropout: (x, opts) => call('dropout', A.tensor('dropout', 'x', x), A.options('dropout', opts)),
+    dropoutStats: (weights, opts) => call('dropoutStats', A.tensor('dropoutStats', 'weights', weights), A.options('dropoutStats', opts)),
     /**
      * A character GPT trained on `text`: {C, heads, layers, tMax, seed, causal, batch, T, lr}.
      * Returns a GptModel; call model.dispose() when done (a finalizer frees forgotten ones).
      */
-    createModel: (text, opts) => new GptModel(m, stringArg('createModel', 'text', text), optionsArg('createModel', opts)),
+    createModel: (text, opts) => new GptModel(call, stringArg('createModel', 'text', text), optionsArg('createModel', opts)),
     /** Gradient check of the whole GPT on a tiny configuration: {passed, maxAbsError, params}. */
-    gptGradcheck: (seed = 0) => unwrap(m.gptGradcheck(numberArg('gptGradcheck', 'seed', seed))),
-    /** {heapInUse, memoryBytes, emvalHandles}: for leak tests and the curious. */
-    memoryStats: () => ({ ...m.memoryStats(), emvalHandles: m.count_emval_handles() }),
+    gptGradcheck: (seed = 0) => call('gptGradcheck', A.number('gptGradcheck', 'seed', seed)),
+    /** {heapInUse, memoryBytes, wireBytes, emvalHandles}: for leak tests and the curious. */
+    memoryStats: () => ({ ...call('memoryStats'), emvalHandles: m.count_emval_handles() }),
   };
   return Object.freeze(api);
 }

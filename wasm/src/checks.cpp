@@ -113,13 +113,13 @@ Tensor positions(PositionKind kind, std::size_t T, std::size_t C, const Position
             fail("positions: T = " + std::to_string(T) + " is past the learned table's tMax = " +
                  std::to_string(opts.t_max) + " rows; a learned table has no row for position " +
                  std::to_string(opts.t_max));
-        detail::require_size("positions: table (tMax, C) = " + shape_str({opts.t_max, C}), opts.t_max * C);
+        if (opts.t_max * C > kMaxElements) detail::size_error("positions: table (tMax, C) = " + shape_str({opts.t_max, C}), opts.t_max * C);
         const Tensor table = randn({opts.t_max, C}, opts.seed);   // (tMax, C)
         Tensor out = Tensor::from_shape({T, C});
         std::copy(table.data(), table.data() + T * C, out.data());  // rows 0..T-1
         return out;
     }
-    detail::require_size("positions: (T, C) = " + shape_str({T, C}), T * C);
+    if (T * C > kMaxElements) detail::size_error("positions: (T, C) = " + shape_str({T, C}), T * C);
     Tensor pe = Tensor::from_shape({T, C});
     for (std::size_t t = 0; t < T; ++t)
         for (std::size_t c = 0; c < C; ++c) {

@@ -131,22 +131,20 @@ std::size_t product(const Shape& s) {
     return p;
 }
 
-void require_rank(const std::string& name, const Tensor& t, std::size_t lo, std::size_t hi,
-                  const std::string& layout) {
+void require_rank(Name name, const Tensor& t, std::size_t lo, std::size_t hi, const char* layout) {
     const std::size_t r = t.dimension();
     if (r < lo || r > hi) {
         Shape s(t.shape().begin(), t.shape().end());
-        fail(name + ": expected " + layout + ", got shape " + shape_str(s) + " (rank " +
-             std::to_string(r) + ")");
+        fail(name.str() + ": expected " + layout + ", got shape " + shape_str(s) + " (rank " + std::to_string(r) + ")");
     }
     for (std::size_t i = 0; i < r; ++i)
         if (t.shape()[i] == 0) {
             Shape s(t.shape().begin(), t.shape().end());
-            fail(name + ": expected " + layout + " with no empty axis, got shape " + shape_str(s));
+            fail(name.str() + ": expected " + layout + " with no empty axis, got shape " + shape_str(s));
         }
 }
 
-void require_finite(const std::string& name, const Tensor& t, bool allow_neg_inf, bool allow_nan) {
+void require_finite(Name name, const Tensor& t, bool allow_neg_inf, bool allow_nan) {
     const std::size_t n = t.size();
     const double* p = t.data();
     for (std::size_t i = 0; i < n; ++i) {
@@ -159,23 +157,21 @@ void require_finite(const std::string& name, const Tensor& t, bool allow_neg_inf
         std::vector<std::size_t> ix(t.dimension());
         for (std::size_t a = t.dimension(); a-- > 0;) { ix[a] = rem % t.shape()[a]; rem /= t.shape()[a]; }
         for (std::size_t a = 0; a < ix.size(); ++a) idx += (a ? ", " : "") + std::to_string(ix[a]);
-        fail(name + ": every value must be a finite number" + std::string(allow_neg_inf ? " or -Infinity" : "") +
+        fail(name.str() + ": every value must be a finite number" + std::string(allow_neg_inf ? " or -Infinity" : "") +
              std::string(allow_nan ? " or NaN" : "") + ", got " + num(v) + " at [" + idx + "]");
     }
 }
 
-void require_no_overflow(const std::string& what, const Tensor& t) {
+void require_no_overflow(Name what, const Tensor& t) {
     const double* p = t.data();
     for (std::size_t i = 0; i < t.size(); ++i)
         if (!std::isfinite(p[i]))
-            fail(what + " overflow float64 (" + num(p[i]) + " at flat index " + std::to_string(i) +
+            fail(what.str() + " overflow float64 (" + num(p[i]) + " at flat index " + std::to_string(i) +
                  "): the inputs are too large in magnitude");
 }
 
-void require_size(const std::string& what, std::size_t elements) {
-    if (elements > kMaxElements)
-        fail(what + " would have " + std::to_string(elements) + " elements, more than the limit of " +
-             std::to_string(kMaxElements));
+void size_error(const std::string& what, std::size_t elements) {
+    fail(what + " would have " + std::to_string(elements) + " elements, more than the limit of " + std::to_string(kMaxElements));
 }
 
 std::size_t to_index(const std::string& name, double v, std::size_t lo, std::size_t hi) {

@@ -230,7 +230,7 @@ Gpt::Gpt(const GptConfig& cfg) : cfg_(cfg) {
     layout_.lnfw = take(C);
     layout_.lnfb = take(C);
     layout_.total = o;
-    detail::require_size("gpt: parameters", o);
+    if (o > kMaxElements) detail::size_error("gpt: parameters", o);
     params_.assign(o, 0.0);
     grads_.assign(o, 0.0);
     m_.assign(o, 0.0);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attn/attention.hpp"
@@ -38,15 +39,25 @@ std::string num(double v);     // 3, 0.5, 1e+300, nan
 [[noreturn]] void fail(const std::string& msg);
 
 std::size_t product(const Shape& s);
-void require_rank(const std::string& name, const Tensor& t, std::size_t lo, std::size_t hi,
-                  const std::string& layout);
+// An argument's name for messages, "fn: arg", joined only when a message is written (the checks
+// run on every call; building strings there cost more than small computations).
+struct Name {
+    std::string_view fn, arg;
+    Name(const char* s) : fn(s) {}
+    Name(const std::string& s) : fn(s) {}
+    Name(std::string_view f, std::string_view a) : fn(f), arg(a) {}
+    std::string str() const { return arg.empty() ? std::string(fn) : std::string(fn) + ": " + std::string(arg); }
+};
+void require_rank(Name name, const Tensor& t, std::size_t lo, std::size_t hi, const char* layout);
 // +/-inf is never allowed but -inf where allow_neg_inf says (softmax scores may hold -inf); NaN
 // only where allow_nan says (maxAbsDiff, sum, attentionStats inspect results with NaN rows).
-void require_finite(const std::string& name, const Tensor& t, bool allow_neg_inf = false, bool allow_nan = false);
-void require_size(const std::string& what, std::size_t elements);
+void require_finite(Name name, const Tensor& t, bool allow_neg_inf = false, bool allow_nan = false);
+// Callers test `elements > kMaxElements` first, so that `what` is only built for the message.
+[[noreturn]] void size_error(const std::string& what, std::size_t elements);
+inline void require_size(const std::string& what, std::size_t elements) { if (elements > kMaxElements) size_error(what, elements); }
 // Finite inputs can still overflow float64 on the way (1e200 * 1e200). Results are checked and an
 // overflow is reported as an Error naming `what`, instead of returning inf or NaN.
-void require_no_overflow(const std::string& what, const Tensor& t);
+void require_no_overflow(Name what, const Tensor& t);
 std::size_t to_index(const std::string& name, double v, std::size_t lo, std::size_t hi);
 std::uint64_t to_seed(const std::string& name, double v);
 double scale_factor(const Scale& s, std::size_t hs, std::size_t C);

@@ -16,8 +16,8 @@ struct MhaDims { std::size_t B, T, C, D, NH, hs, Tk; };
 Shape shape_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end()); }
 
 MhaDims check_mha(const Tensor& x, const MhaOptions& o, const std::string& fn) {
-    detail::require_rank(fn + ": x", x, 3, 3, "(B, T, C)");
-    detail::require_finite(fn + ": x", x);
+    detail::require_rank({fn, "x"}, x, 3, 3, "(B, T, C)");
+    detail::require_finite({fn, "x"}, x);
     MhaDims D;
     D.B = x.shape()[0];
     D.T = x.shape()[1];
@@ -35,7 +35,7 @@ MhaDims check_mha(const Tensor& x, const MhaOptions& o, const std::string& fn) {
         if (ws[i]->shape()[1] != D.D)
             fail(fn + ": wq, wk and wv must have the same shape (C, D), got wq " + shape_str(shape_of(o.wq)) +
                  ", wk " + shape_str(shape_of(o.wk)) + ", wv " + shape_str(shape_of(o.wv)));
-    for (int i = 0; i < 3; ++i) detail::require_finite(fn + ": " + names[i], *ws[i]);
+    for (int i = 0; i < 3; ++i) detail::require_finite({fn, names[i]}, *ws[i]);
     if (o.heads < 1 || D.D % o.heads != 0)
         fail(fn + ": heads = " + std::to_string(o.heads) + " does not divide the projected width D = " +
              std::to_string(D.D) + " (wq " + shape_str(shape_of(o.wq)) + ")");
@@ -47,13 +47,14 @@ MhaDims check_mha(const Tensor& x, const MhaOptions& o, const std::string& fn) {
         if (ms.size() != 3 || ms[0] != D.B || ms[2] != D.C || ms[1] == 0)
             fail(fn + ": memory must have shape (B, Tin, C) = (" + std::to_string(D.B) + ", Tin, " +
                  std::to_string(D.C) + ") to match x " + shape_str(shape_of(x)) + ", got " + shape_str(ms));
-        detail::require_finite(fn + ": memory", o.memory);
+        detail::require_finite({fn, "memory"}, o.memory);
         D.Tk = ms[1];
     }
-    detail::require_size(fn + ": weights (B, NH, T, Tk) = " + shape_str({D.B, D.NH, D.T, D.Tk}),
-                         D.B * D.NH * D.T * D.Tk);
-    detail::require_size(fn + ": projections (B, T, D) = " + shape_str({D.B, std::max(D.T, D.Tk), D.D}),
-                         D.B * std::max(D.T, D.Tk) * D.D);
+    if (D.B * D.NH * D.T * D.Tk > kMaxElements)
+        detail::size_error(fn + ": weights (B, NH, T, Tk) = " + shape_str({D.B, D.NH, D.T, D.Tk}), D.B * D.NH * D.T * D.Tk);
+    const std::size_t longest = std::max(D.T, D.Tk);
+    if (D.B * longest * D.D > kMaxElements)
+        detail::size_error(fn + ": projections (B, T, D) = " + shape_str({D.B, longest, D.D}), D.B * longest * D.D);
     return D;
 }
 
@@ -165,7 +166,7 @@ MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, 
     if (shape_of(grad_out) != want)
         fail(fn + ": gradOut must have the shape of the output (B, T, D) = " + shape_str(want) + ", got " +
              shape_str(shape_of(grad_out)));
-    detail::require_finite(fn + ": gradOut", grad_out);
+    detail::require_finite({fn, "gradOut"}, grad_out);
     const Forward f = forward(x, o, D);
     const Tensor& src = o.has_memory ? o.memory : x;
     // backward of out = merge(oh)
@@ -188,8 +189,8 @@ MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, 
     Tensor& dsrc = o.has_memory ? (g.dmemory = xt::zeros<double>(o.memory.shape())) : g.dx;
     input_grad(dk, o.wk, dsrc);
     input_grad(dv, o.wv, dsrc);
-    for (const Tensor* t : {&g.dx, &g.dwq, &g.dwk, &g.dwv}) detail::require_no_overflow(fn + ": the gradients", *t);
-    if (o.has_memory) detail::require_no_overflow(fn + ": the gradients", g.dmemory);
+    for (const Tensor* t : {&g.dx, &g.dwq, &g.dwk, &g.dwv}) detail::require_no_overflow({fn, "the gradients"}, *t);
+    if (o.has_memory) detail::require_no_overflow({fn, "the gradients"}, g.dmemory);
     return g;
 }
 

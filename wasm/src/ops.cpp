@@ -67,7 +67,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     const std::size_t N = detail::product(os);
     os.push_back(n);
     os.push_back(m);
-    detail::require_size("matmul: result " + shape_str(os), N * n * m);
+    if (N * n * m > kMaxElements) detail::size_error("matmul: result " + shape_str(os), N * n * m);
     Tensor out = xt::zeros<double>(os);
     for (std::size_t t = 0; t < N; ++t) {
         const double* ap = a.data() + (al.empty() ? 0 : t * n * k);
@@ -84,7 +84,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mask_matrix(std::size_t Tq, std::size_t Tk, bool causal) {
-    detail::require_size("maskMatrix: " + shape_str({Tq, Tk}), Tq * Tk);
+    if (Tq * Tk > kMaxElements) detail::size_error("maskMatrix: " + shape_str({Tq, Tk}), Tq * Tk);
     Tensor m = Tensor::from_shape({Tq, Tk});
     for (std::size_t i = 0; i < Tq; ++i)
         for (std::size_t j = 0; j < Tk; ++j) m(i, j) = (!causal || j <= i) ? 1.0 : 0.0;

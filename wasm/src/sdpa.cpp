@@ -94,9 +94,9 @@ namespace detail {
 
 SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts,
                     const std::string& fn) {
-    detail::require_rank(fn + ": q", q, 2, kMaxRank, "(..., Tq, d)");
-    detail::require_rank(fn + ": k", k, 2, kMaxRank, "(..., Tk, d)");
-    detail::require_rank(fn + ": v", v, 2, kMaxRank, "(..., Tk, dv)");
+    detail::require_rank({fn, "q"}, q, 2, kMaxRank, "(..., Tq, d)");
+    detail::require_rank({fn, "k"}, k, 2, kMaxRank, "(..., Tk, d)");
+    detail::require_rank({fn, "v"}, v, 2, kMaxRank, "(..., Tk, dv)");
     const Shape qs(q.shape().begin(), q.shape().end()), ks(k.shape().begin(), k.shape().end()),
         vs(v.shape().begin(), v.shape().end());
     const std::size_t r = qs.size();
@@ -119,13 +119,13 @@ SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Sdp
              shape_str(vs) + " and k " + shape_str(ks));
     if (opts.scale.kind == Scale::Kind::Model)
         fail(fn + ": scale 'model' needs the model width C; use multiHeadAttention, or pass a number");
-    detail::require_finite(fn + ": q", q);
-    detail::require_finite(fn + ": k", k);
-    detail::require_finite(fn + ": v", v);
+    detail::require_finite({fn, "q"}, q);
+    detail::require_finite({fn, "k"}, k);
+    detail::require_finite({fn, "v"}, v);
     Shape ss = D.lead;
     ss.push_back(D.Tq);
     ss.push_back(D.Tk);
-    detail::require_size(fn + ": scores " + shape_str(ss), D.N * D.Tq * D.Tk);
+    if (D.N * D.Tq * D.Tk > kMaxElements) detail::size_error(fn + ": scores " + shape_str(ss), D.N * D.Tq * D.Tk);
     return D;
 }
 
@@ -209,8 +209,8 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
 }
 
 static Tensor transpose2d(const Tensor& w, const std::string& fn, const std::string& layout) {
-    detail::require_rank(fn + ": w", w, 2, 2, layout);
-    detail::require_finite(fn + ": w", w);
+    detail::require_rank({fn, "w"}, w, 2, 2, layout.c_str());
+    detail::require_finite({fn, "w"}, w);
     const std::size_t a = w.shape()[0], b = w.shape()[1];
     Tensor t = Tensor::from_shape({b, a});
     for (std::size_t i = 0; i < a; ++i)

@@ -14,7 +14,7 @@ static const double kNegInf = -std::numeric_limits<double>::infinity();
 // ---- 18.1 ------------------------------------------------------------------------------
 Tensor averaging_matrix(std::size_t T, bool normalize) {
     if (T < 1) fail("averagingMatrix: T must be >= 1, got 0");
-    detail::require_size("averagingMatrix: A (T, T) = " + shape_str({T, T}), T * T);
+    if (T * T > kMaxElements) detail::size_error("averagingMatrix: A (T, T) = " + shape_str({T, T}), T * T);
     Tensor A = xt::zeros<double>(Shape{T, T});   // (T, T): row t receives, column j gives
     for (std::size_t t = 0; t < T; ++t)
         for (std::size_t j = 0; j <= t; ++j) A(t, j) = normalize ? 1.0 / double(t + 1) : 1.0;
@@ -47,7 +47,7 @@ Tensor causal_average(const Tensor& x, AverageMethod method) {
     const bool batched = x.dimension() == 3;
     const std::size_t B = batched ? x.shape()[0] : 1, T = x.shape()[batched ? 1 : 0],
                       C = x.shape()[batched ? 2 : 1];
-    detail::require_size("causalAverage: A (T, T) = " + shape_str({T, T}), T * T);
+    if (T * T > kMaxElements) detail::size_error("causalAverage: A (T, T) = " + shape_str({T, T}), T * T);
     Tensor x3 = x;
     x3.reshape({B, T, C});
     Tensor y;
