@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { loadCore } from '../wasm/js/index.js';
 import * as js from './js-baseline.mjs';
+import { initTfjs, tfjsCase } from './tfjs-baseline.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const repeats = Number(process.argv[2] ?? 7);
@@ -17,6 +18,7 @@ const native = JSON.parse(execFileSync(`${ROOT}build/native/attn_bench`, [TEXT, 
 const core = await loadCore();
 const wasm = { gpt: { stepsPerSec: [] }, mha: [] };
 const jsBase = { mha: [] };
+const tfjs = { backend: await initTfjs(), mha: [] };
 {
   const model = core.createModel(readFileSync(TEXT, 'utf8'), { C: 48, heads: 4, layers: 2, tMax: 32, batch: 8, seed: 1 });
   model.trainSteps(5);
@@ -33,7 +35,9 @@ for (const n of native.mha) {
   const o = { wq: core.randn([C, C], 2, 0.1), wk: core.randn([C, C], 3, 0.1), wv: core.randn([C, C], 4, 0.1), heads, causal: true };
   const inner = B * T * T * C > 1e7 ? 1 : B * T * T * C > 1e5 ? 5 : 200;
   const fwd = [], fb = [];
-  core.multiHeadAttention(x, o);
+  // warm-up, the same for every implementation: three times the timed loop, so the JIT and the
+  // reused buffers are settled before anything is timed
+  for (let i = 0; i < 3 * inner; i++) { core.multiHeadAttention(x, o); core.multiHeadAttentionBackward(x, g, o); }
   for (let r = 0; r < repeats; r++) {
     let t0 = performance.now();
     for (let i = 0; i < inner; i++) core.multiHeadAttention(x, o);
@@ -49,6 +53,10 @@ for (const n of native.mha) {
   const got = core.multiHeadAttention(x, o).out.data;
   const err = ref.reduce((m, r, i) => Math.max(m, Math.abs(r - got[i])), 0);
   if (!(err < 1e-12)) throw new Error(`the JS baseline disagrees with the core by ${err}`);
+  for (let i = 0; i < 3 * inner; i++) {
+    js.mhaForward(x.data, o.wq.data, o.wk.data, o.wv.data, B, T, C, C, heads);
+    js.mhaBackward(x.data, o.wq.data, o.wk.data, o.wv.data, g.data, B, T, C, C, heads);
+  }
   for (let r = 0; r < repeats; r++) {
     let t0 = performance.now();
     for (let i = 0; i < inner; i++) js.mhaForward(x.data, o.wq.data, o.wk.data, o.wv.data, B, T, C, C, heads);
@@ -58,17 +66,35 @@ for (const n of native.mha) {
     jb.push((performance.now() - t0) / inner);
   }
   jsBase.mha.push({ B, T, C, heads, forwardMs: jf, fwdBwdMs: jb });
+  // TensorFlow.js (float32), checked against the core to float32 precision first
+  const tc = tfjsCase(x.data, o.wq.data, o.wk.data, o.wv.data, g.data, B, T, C, C, heads);
+  const tout = tc.forward();
+  const terr = tout.reduce((m, r, i) => Math.max(m, Math.abs(r - got[i])), 0);
+  if (!(terr < 1e-4)) throw new Error(`TensorFlow.js disagrees with the core by ${terr}`);
+  const tinner = Math.max(1, Math.min(inner, 50));
+  for (let i = 0; i < 3 * tinner; i++) { tc.forward(); tc.forwardBackward(); }
+  const tf_ = [], tb = [];
+  for (let r = 0; r < repeats; r++) {
+    let t0 = performance.now();
+    for (let i = 0; i < tinner; i++) tc.forward();
+    tf_.push((performance.now() - t0) / tinner);
+    t0 = performance.now();
+    for (let i = 0; i < tinner; i++) tc.forwardBackward();
+    tb.push((performance.now() - t0) / tinner);
+  }
+  tc.dispose();
+  tfjs.mha.push({ B, T, C, heads, forwardMs: tf_, fwdBwdMs: tb });
 }
 
 const rows = [];
 const gN = median(native.gpt.stepsPerSec), gW = median(wasm.gpt.stepsPerSec);
 rows.push({ work: 'GPT training step (C 48, 4 heads, 2 layers, B 8, T 32)', unit: 'steps/s', native: gN, wasm: gW, 'native/wasm': gN / gW });
 native.mha.forEach((n, i) => {
-  const w = wasm.mha[i], j = jsBase.mha[i];
+  const w = wasm.mha[i], j = jsBase.mha[i], tj = tfjs.mha[i];
   const label = `multi-head attention (B ${n.B}, T ${n.T}, C ${n.C}, heads ${n.heads})`;
   for (const [kind, key] of [['forward', 'forwardMs'], ['forward+backward', 'fwdBwdMs']]) {
-    const a = median(n[key]), b = median(w[key]), c = median(j[key]);
-    rows.push({ work: `${label} ${kind}`, unit: 'ms', native: a, wasm: b, js: c, 'wasm/native': b / a, 'wasm/js': b / c });
+    const a = median(n[key]), b = median(w[key]), c = median(j[key]), d = median(tj[key]);
+    rows.push({ work: `${label} ${kind}`, unit: 'ms', native: a, wasm: b, js: c, tfjs: d, 'wasm/native': b / a, 'wasm/js': b / c, 'wasm/tfjs': b / d });
   }
 });
 
@@ -76,11 +102,14 @@ const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: proce
 console.log(`Attention Lab benchmark: medians of ${repeats} repeats after warm-up, on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}`);
 console.log('WASM is the Emscripten -O3 build called through loadCore() in Node (copies across the JS boundary included).\n');
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4));
-console.log(['work', 'unit', 'native', 'wasm', 'js (float64)', 'wasm/native', 'wasm/js'].join(' | '));
+console.log(`TensorFlow.js: tfjs-core 4.22 on its ${tfjs.backend} backend, float32 (the core and the JS baseline are float64).\n`);
+console.log(['work', 'unit', 'native', 'wasm', 'js (float64)', 'tfjs (float32)', 'wasm/native', 'wasm/js', 'wasm/tfjs'].join(' | '));
 for (const r of rows) {
-  console.log([r.work, r.unit, fmt(r.native), fmt(r.wasm), r.js === undefined ? '' : fmt(r.js),
-    r['native/wasm'] ? `native ${r['native/wasm'].toFixed(2)}x faster` : r['wasm/native'].toFixed(2), r['wasm/js'] === undefined ? '' : r['wasm/js'].toFixed(2)].join(' | '));
+  const opt = (v) => (v === undefined ? '' : fmt(v));
+  const ratio = (v) => (v === undefined ? '' : v.toFixed(2));
+  console.log([r.work, r.unit, fmt(r.native), fmt(r.wasm), opt(r.js), opt(r.tfjs),
+    r['native/wasm'] ? `native ${r['native/wasm'].toFixed(2)}x faster` : ratio(r['wasm/native']), ratio(r['wasm/js']), ratio(r['wasm/tfjs'])].join(' | '));
 }
 mkdirSync(`${ROOT}bench/results`, { recursive: true });
-writeFileSync(`${ROOT}bench/results/bench.json`, JSON.stringify({ machine, rows, native, wasm, js: jsBase }, null, 2));
+writeFileSync(`${ROOT}bench/results/bench.json`, JSON.stringify({ machine, rows, native, wasm, js: jsBase, tfjs }, null, 2));
 console.log('\nwrote bench/results/bench.json');

@@ -356,32 +356,47 @@ const std::map<std::string, Handler>& handlers() {
 }
 
 // ---- entry points -------------------------------------------------------------------------------
-// Room for a request: `numbers` float64 values and `bytes` string bytes. Returns nothing; JS then
-// reads the addresses with inAddress() and bytesAddress() (they move when the vectors grow).
+// Where things are, for JS to read after each call without another crossing: a fixed block of
+// float64 at a stable address (descriptor()):
+//   [0] in address  [1] bytes address            (written by reserve)
+//   [2] status      [3] out address  [4] out length  [5] json address  [6] json length   (by call)
+double desc[7];
+
+std::uintptr_t addr(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+double descriptor() { return double(addr(desc)); }
+
+// The functions, in the order call() numbers them ("a,b,c"): JS reads this once.
+std::string function_names() {
+    std::string s;
+    for (const auto& kv : handlers()) s += (s.empty() ? "" : ",") + kv.first;
+    return s;
+}
+
+// Room for a request: `numbers` float64 values and `bytes` string bytes (the addresses move when
+// the vectors grow, so they are written to the descriptor each time).
 void reserve(double numbers, double bytes) {
     wire.in.resize(std::size_t(numbers));
     wire.bytes.resize(std::size_t(bytes));
+    desc[0] = double(addr(wire.in.data()));
+    desc[1] = double(addr(wire.bytes.data()));
 }
-double in_address() { return double(reinterpret_cast<std::uintptr_t>(wire.in.data())); }
-double bytes_address() { return double(reinterpret_cast<std::uintptr_t>(wire.bytes.data())); }
-double out_address() { return double(reinterpret_cast<std::uintptr_t>(wire.out.data())); }
-double out_length() { return double(wire.out.size()); }
-std::string result_json() { return wire.json; }
 
 // Decode the request (its first `header` numbers are the argument descriptions, tensor data follows)
-// and run `name`. 0: the result is in the wire; 1: an error whose message is result_json().
-int call(const std::string& name, double header) {
+// and run function number `fn`. Status 0: the result is in the wire; 1: an error, the message is the json.
+int call(double fn, double header) {
     std::string message;
+    int status = 1;
     try {
-        auto it = handlers().find(name);
-        if (it == handlers().end()) throw Error("internal error: unknown function " + name);
+        if (!(fn >= 0 && fn < double(handlers().size()))) throw Error("internal error: unknown function " + num(fn));
+        auto it = std::next(handlers().begin(), long(fn));
         Reader in{std::size_t(header)};
         Args args;
         const std::size_t n = in.index();
         for (std::size_t i = 0; i < n; ++i) args.v.push_back(in.value(int(in.next())));
         Result r;
         it->second(args, r);
-        return 0;
+        status = 0;
     } catch (const Error& e) {
         message = e.what();
     } catch (const std::bad_alloc&) {
@@ -389,19 +404,23 @@ int call(const std::string& name, double header) {
     } catch (const std::exception& e) {
         message = std::string("internal error: ") + e.what();
     }
-    wire.out.clear();
-    wire.json = message;
-    return 1;
+    if (status != 0) {
+        wire.out.clear();
+        wire.json = message;
+    }
+    desc[2] = status;
+    desc[3] = double(addr(wire.out.data()));
+    desc[4] = double(wire.out.size());
+    desc[5] = double(addr(wire.json.data()));
+    desc[6] = double(wire.json.size());
+    return status;
 }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_lab) {
+    emscripten::function("descriptor", &descriptor);
+    emscripten::function("functionNames", &function_names);
     emscripten::function("reserve", &reserve);
-    emscripten::function("inAddress", &in_address);
-    emscripten::function("bytesAddress", &bytes_address);
-    emscripten::function("outAddress", &out_address);
-    emscripten::function("outLength", &out_length);
-    emscripten::function("resultJson", &result_json);
     emscripten::function("call", &call);
 }

@@ -83,6 +83,7 @@ function optionsArg(fn, opts) {
 // (strings, boolean masks), written into reused regions of the WASM heap; one call runs it.
 const TAG = { number: 0, string: 1, tensor: 2, boolTensor: 3, options: 4, bool: 5, numbers: 6 };
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 // names and option keys repeat on every call: keep their UTF-8 bytes
 const encoded = new Map();
 const encode = (s) => {
@@ -165,25 +166,29 @@ function makeCall(m) {
     for (const k of Object.keys(node)) node[k] = revive(node[k], out);
     return node;
   };
-  /** call(name, build): build(request) adds the arguments in order */
+  const index = new Map(m.functionNames().split(',').map((name, i) => [name, i]));
+  const desc = m.descriptor() / 8;   // a fixed block: addresses and lengths after reserve() and call()
+  /** call(name, ...builders): each builder adds one argument to the request */
   return (name, ...args) => {
     const r = new Request();
     r.push(args.length);
     for (const a of args) a(r);
     const header = r.n;
     m.reserve(header + r.dataLength, r.bytes);
-    const F = m.HEAPF64, U = m.HEAPU8;   // after reserve: memory may have grown
-    let at = m.inAddress() / 8;
+    let F = m.HEAPF64;   // read after reserve: memory may have grown
+    const U = m.HEAPU8;
+    let at = F[desc] / 8;
     F.set(headBuf.subarray(0, header), at);
     at += header;
     for (const d of r.data) { F.set(d, at); at += d.length; }
-    let b = m.bytesAddress();
+    let b = F[desc + 1];
     for (const c of r.chunks) { U.set(c, b); b += c.length; }
-    const status = m.call(name, header);
-    const json = m.resultJson();
+    const status = m.call(index.get(name), header);
+    F = m.HEAPF64;
+    const json = decoder.decode(m.HEAPU8.subarray(F[desc + 5], F[desc + 5] + F[desc + 6]));
     if (status !== 0) throw new Error(json);
-    const outAt = m.outAddress() / 8;
-    return revive(JSON.parse(json), m.HEAPF64.slice(outAt, outAt + m.outLength()));
+    const outAt = F[desc + 3] / 8;
+    return revive(JSON.parse(json), F.slice(outAt, outAt + F[desc + 4]));
   };
 }
 

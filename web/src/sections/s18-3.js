@@ -20,7 +20,7 @@ const strings = {
 export default {
   id: '18.3', prefix: 's3', strings,
   state: [
-    { key: 'x', type: 'matrix', default: [[2, 0], [0, 4], [4, 2]], maxRows: 8, maxCols: 6 },
+    { key: 'x', type: 'matrix', default: [[2, 0], [0, 4], [4, 2]], maxRows: 64, maxCols: 6 },
     { key: 'wq', type: 'matrix', default: [[0.3, 0.1], [0, 0.3]], maxRows: 6, maxCols: 6 },
     { key: 'wk', type: 'matrix', default: [[0.2, -0.3], [0.3, 0.2]], maxRows: 6, maxCols: 6 },
     { key: 'wv', type: 'matrix', default: [[1, 0], [0.5, 1]], maxRows: 6, maxCols: 6 },
@@ -29,7 +29,7 @@ export default {
   ],
   build(ctx) {
     const { t, core } = ctx;
-    const x = matrixEditor({ t, name: 'x', label: t('x'), names: ['T', 'C'], maxRows: 8, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
+    const x = matrixEditor({ t, name: 'x', label: t('x'), names: ['T', 'C'], maxRows: 64, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
     // In linear layout the editors hold (d, C); the state always holds the math layout (C, d).
     const weight = (key, name) => matrixEditor({ t, name: key, label: name, names: ['C', 'd'], maxRows: 6, maxCols: 6,
       onChange: (v) => ctx.set({ [key]: ctx.state.layout === 'linear' ? toNested(core.linearWeightToMath(tensor(v))) : v }) });

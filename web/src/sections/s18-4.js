@@ -7,6 +7,7 @@ import { lineChart, barChart } from '../widgets/chart.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt } from '../format.js';
+import { memo } from '../memo.js';
 
 const strings = {
   zh: {
@@ -35,7 +36,7 @@ const WSTD = { 4: 0.5, 8: 0.35355339059327373, 16: 0.25, 32: 0.1767766952966369 
 export default {
   id: '18.4', prefix: 's4', strings,
   state: [
-    { key: 'T', type: 'int', min: 2, max: 12, default: 6 },
+    { key: 'T', type: 'int', min: 2, max: 64, default: 6 },
     { key: 'C', type: 'enum', options: [4, 8, 16, 32], default: 16 },
     { key: 'heads', type: 'enum', options: [1, 2, 4, 8], default: 4 },
     { key: 'head', type: 'int', min: 0, max: 7, default: 0 },
@@ -46,7 +47,7 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const T = integer({ t, name: 'T', label: t('T'), min: 2, max: 12, onChange: (v) => ctx.set({ T: v }) });
+    const T = integer({ t, name: 'T', label: t('T'), min: 2, max: 64, onChange: (v) => ctx.set({ T: v }) });
     const C = select({ name: 'C', label: t('C'), options: [4, 8, 16, 32].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ C: v }) });
     const heads = select({ name: 'heads', label: t('heads'), options: [1, 2, 4, 8].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ heads: v, head: 0 }) });
     const head = integer({ t, name: 'head', label: t('head'), min: 0, max: 7, onChange: (v) => ctx.set({ head: v }) });
@@ -64,7 +65,21 @@ export default {
       h('div.row.three', { 'data-compare': 'scales' }, maps.map((m) => m.el)),
       chart.el,
       h('div.row', {}, h('div.stack', {}, logits.el, factor.el, sharp.el), bars.el));
-    let variance = null;   // Var(q.k) depends on the seed only: recompute when it changes
+    // each part is recomputed only when what it depends on changes
+    const attentionRuns = memo((s, core) => {
+      const x = core.randn([1, s.T, s.C], s.seed);
+      const std = WSTD[s.C];
+      const w = { wq: core.randn([s.C, s.C], s.seed + 1, std), wk: core.randn([s.C, s.C], s.seed + 2, std), wv: core.randn([s.C, s.C], s.seed + 3, std) };
+      return SCALES.map((scale) => {
+        const r = core.multiHeadAttention(x, { ...w, heads: s.heads, causal: s.causal, scale });
+        return { weights: r.weights, stats: core.attentionStats(r.weights) };
+      });
+    });
+    const variance = memo((seed, core) => core.dotProductVariance(DIMS, { samples: 2000, seed }));
+    const sharpening = memo((s, core) => {
+      const L = tensor(s.logits);
+      return { one: core.softmaxSharpening(L, 1), k: core.softmaxSharpening(L, s.factor) };
+    });
     return {
       sync(s) {
         T.set(s.T); C.set(s.C); heads.set(s.heads); head.set(s.head); causal.set(s.causal); seed.set(s.seed);
@@ -72,17 +87,9 @@ export default {
         factor.set(s.factor);
       },
       compute(s, core) {
-        const x = core.randn([1, s.T, s.C], s.seed);
-        const std = WSTD[s.C];
-        const w = { wq: core.randn([s.C, s.C], s.seed + 1, std), wk: core.randn([s.C, s.C], s.seed + 2, std), wv: core.randn([s.C, s.C], s.seed + 3, std) };
-        const runs = SCALES.map((scale) => {
-          const r = core.multiHeadAttention(x, { ...w, heads: s.heads, causal: s.causal, scale });
-          return { weights: r.weights, stats: core.attentionStats(r.weights) };
-        });
+        const runs = attentionRuns([s.T, s.C, s.heads, s.causal, s.seed], s, core);
         if (s.head >= s.heads) throw new Error(`head = ${s.head} is past the ${s.heads} heads (0 to ${s.heads - 1})`);
-        if (!variance || variance.seed !== s.seed) variance = { seed: s.seed, v: core.dotProductVariance(DIMS, { samples: 2000, seed: s.seed }) };
-        const L = tensor(s.logits);
-        return { runs, variance: variance.v, one: core.softmaxSharpening(L, 1), k: core.softmaxSharpening(L, s.factor) };
+        return { runs, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
       },
       paint(r, s) {
         hsLine.textContent = t('hs', { C: s.C, heads: s.heads });

@@ -23,21 +23,87 @@ export function colour(v, { signed, max }) {
   return { bg: `rgb(${rgb.join(',')})`, fg: luminance(rgb) > 0.5 ? '#111' : '#fff' };
 }
 
+// 256-step lookup tables for the canvas mode
+const lut = (stops) => Array.from({ length: 256 }, (_, i) => `rgb(${pick(stops, i / 255).join(',')})`);
+const LUT = { seq: lut(VIRIDIS), div: lut(PUOR) };
+const LARGE = 400;   // cells; past this a heatmap is drawn on a canvas and its table built on demand
+
 export function heatmap({ t, label, names, name, digits = 3, weights = false, compact = false, id = nextId('hm') }) {
   // compact: small cells without printed numbers (each cell still carries its value as a label)
   const table = h('table.matrix.heatmap', { 'aria-label': label, class: compact ? 'compact' : null });
   const badge = h('span.shape-badge');
   const note = h('p.heatmap-note', { hidden: true });
-  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), h('div.scroll', {}, table), note);
+  // canvas mode: the picture, a readout of the cell under the pointer, and the table on request
+  const canvas = h('canvas.heatmap-canvas', { role: 'img', tabindex: 0 });
+  const probe = h('output.heatmap-probe', { 'aria-live': 'polite' });
+  const tableHost = h('details.heatmap-table', {}, h('summary', {}, t('asTable')));
+  const big = h('div.heatmap-big', { hidden: true }, canvas, probe, tableHost);
+  const small = h('div.scroll', {}, table);
+  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), small, big, note);
+  let current = null;   // {rows, opts} of the last set(), for the lazy table and the pointer readout
+  tableHost.addEventListener('toggle', () => { if (tableHost.open && current) fillTable(current.rows, current.opts, current.scale); });
+  const cellAt = (e) => {
+    const r = canvas.getBoundingClientRect(), rows = current.rows;
+    const j = Math.floor(((e.clientX - r.left) / r.width) * rows[0].length), i = Math.floor(((e.clientY - r.top) / r.height) * rows.length);
+    return rows[i]?.[j] === undefined ? null : [i, j];
+  };
+  canvas.addEventListener('mousemove', (e) => {
+    const c = current && cellAt(e);
+    if (c) probe.textContent = t('cellValue', { label, row: c[0], col: c[1], value: fmt(current.rows[c[0]][c[1]], digits) });
+  });
 
   /**
    * rows: number[][]; opts: {rowMarks: {index: 'text'}, highlightRows: Set, highlightCols: Set, signed, max, names}
    */
+  function drawCanvas(rows, opts, { signed, max }) {
+    const R = rows.length, C = rows[0].length;
+    const cell = Math.max(3, Math.min(12, Math.floor(512 / Math.max(R, C))));
+    canvas.width = C * cell;
+    canvas.height = R * cell;
+    const g = canvas.getContext('2d');
+    const table = signed ? LUT.div : LUT.seq;
+    for (let i = 0; i < R; i++) {
+      const row = rows[i];
+      for (let j = 0; j < C; j++) {
+        const v = row[j];
+        if (Number.isNaN(v)) { g.fillStyle = '#bbb'; g.fillRect(j * cell, i * cell, cell, cell); continue; }
+        const x = signed ? (max > 0 ? 0.5 + v / (2 * max) : 0.5) : (max > 0 ? v / max : 0);
+        g.fillStyle = table[Math.max(0, Math.min(255, Math.round(x * 255)))];
+        g.fillRect(j * cell, i * cell, cell, cell);
+      }
+    }
+    if (opts.highlightRows?.size) {
+      g.strokeStyle = '#e36209';
+      g.lineWidth = 2;
+      for (const i of opts.highlightRows) g.strokeRect(1, i * cell + 1, C * cell - 2, cell - 2);
+    }
+    canvas.setAttribute('aria-label', `${label}: ${R} × ${C}. ${t('asTable')}.`);
+  }
+
   function set(rows, opts = {}) {
     const flat = rows.flat().filter((v) => !Number.isNaN(v));
     const signed = opts.signed ?? (!weights && flat.some((v) => v < 0));
     // Colour scale bound: weights use [0, 1]; other data its largest magnitude (display only).
     const max = weights ? 1 : flat.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    const large = rows.length * rows[0].length > LARGE;
+    current = { rows, opts, scale: { signed, max } };
+    small.hidden = large;
+    big.hidden = !large;
+    badge.textContent = shapeText(opts.names ?? names, opts.shape ?? [rows.length, rows[0].length]);
+    note.hidden = !opts.note;
+    note.textContent = opts.note ?? '';
+    if (large) {
+      drawCanvas(rows, opts, current.scale);
+      table.replaceChildren();
+      if (tableHost.open) fillTable(rows, opts, current.scale);
+      return;
+    }
+    fillTable(rows, opts, current.scale);
+  }
+
+  function fillTable(rows, opts, { signed, max }) {
+    const host = rows.length * rows[0].length > LARGE ? tableHost : small;
+    if (table.parentNode !== host) host.append(table);
     const colName = (j) => opts.colLabels?.[j] ?? String(j), rowName = (i) => opts.rowLabels?.[i] ?? String(i);
     const head = h('tr', {}, h('th', { scope: 'col' }, ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
       opts.rowMarks ? h('th', { scope: 'col' }, opts.rowMarksLabel ?? '') : null);
@@ -52,9 +118,6 @@ export function heatmap({ t, label, names, name, digits = 3, weights = false, co
       }),
       opts.rowMarks ? h('td.rowmark', {}, opts.rowMarks[i] ?? '') : null));
     table.replaceChildren(h('thead', {}, head), h('tbody', {}, body));
-    badge.textContent = shapeText(opts.names ?? names, opts.shape ?? [rows.length, rows[0].length]);
-    note.hidden = !opts.note;
-    note.textContent = opts.note ?? '';
   }
 
   return { el, set };
