@@ -33,7 +33,8 @@ for (const n of native.mha) {
   const { B, T, C, heads } = n;
   const x = core.randn([B, T, C], 1), g = core.randn([B, T, C], 5);
   const o = { wq: core.randn([C, C], 2, 0.1), wk: core.randn([C, C], 3, 0.1), wv: core.randn([C, C], 4, 0.1), heads, causal: true };
-  const inner = B * T * T * C > 1e7 ? 1 : B * T * T * C > 1e5 ? 5 : 200;
+  // enough calls per timed repeat that each repeat lasts tens of milliseconds, for every implementation
+  const inner = B * T * T * C > 1e7 ? 1 : B * T * T * C > 1e5 ? 5 : 2000;
   const fwd = [], fb = [];
   // warm-up, the same for every implementation: three times the timed loop, so the JIT and the
   // reused buffers are settled before anything is timed

@@ -468,3 +468,32 @@ test('18.8: the GPT trains in a worker, the shown loss falls below the unigram b
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('T = 64: large heatmaps are drawn on a canvas and their table, built on request, holds the numbers', async () => {
+  const x = Array.from({ length: 64 }, (_, t) => [((t * 7) % 11) / 5 - 1, ((t * 3) % 7) / 3 - 1]);
+  const { page, errors } = await open(`?lang=en&s3.x=${x.map((r) => r.join(',')).join(';')}`);
+  const a = fig(page, '18.3', 'a');
+  assert.equal(await a.locator('canvas.heatmap-canvas').isVisible(), true);
+  await a.locator('details.heatmap-table summary').click();
+  const A = await heatmapValues(a);
+  assert.equal(A.length, 64);
+  const Wq = [[0.3, 0.1], [0, 0.3]], Wk = [[0.2, -0.3], [0.3, 0.2]], Wv = [[1, 0], [0.5, 1]];
+  const want = ref.attention(ref.matmul(x, Wq), ref.matmul(x, Wk), ref.matmul(x, Wv), true);
+  nearAll(A, want.A, 1e-15, 'A at T = 64');
+  // an edit redraws, and the open table follows
+  await typeCell(page, '18.3', 'x', 0, 0, '3');
+  x[0][0] = 3;
+  const again = ref.attention(ref.matmul(x, Wq), ref.matmul(x, Wk), ref.matmul(x, Wv), true);
+  nearAll(await heatmapValues(a), again.A, 1e-15, 'A after the edit');
+  await page.close();
+  const { page: p4 } = await open('?lang=en&s4.T=64');
+  const w = fig(p4, '18.4', 'w-head');
+  assert.equal(await w.locator('canvas.heatmap-canvas').isVisible(), true);
+  await w.locator('details.heatmap-table summary').click();
+  const rows = await heatmapValues(w);
+  assert.equal(rows.length, 64);
+  ref.rowSums(rows).forEach((s) => near(s, 1, 1e-13));
+  assert.equal(rows[0][1], 0, 'causal');
+  assert.deepEqual(errors, []);
+  await p4.close();
+});

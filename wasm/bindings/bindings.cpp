@@ -14,6 +14,7 @@
 #include <emscripten/bind.h>
 #include <malloc.h>
 
+#include <charconv>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -109,6 +110,13 @@ private:
     std::size_t pos_ = 0, data_;
 };
 
+// Appends a whole number to the JSON without a temporary string.
+void put(std::size_t v) {
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    wire.json.append(buf, r.ptr);
+}
+
 // Builds the result: JSON for the structure, numbers and tensor data in wire.out.
 class Result {
 public:
@@ -120,7 +128,9 @@ public:
     Result& key(const char* k) { sep(); wire.json += '"'; wire.json += k; wire.json += "\":"; first_ = true; return *this; }
     Result& number(double v) {
         sep();
-        wire.json += "{\"#\":" + std::to_string(wire.out.size()) + "}";
+        wire.json += "{\"#\":";
+        put(wire.out.size());
+        wire.json += '}';
         wire.out.push_back(v);
         return *this;
     }
@@ -138,8 +148,15 @@ public:
     }
     Result& tensor(const Tensor& t) {
         sep();
-        wire.json += "{\"$\":[" + std::to_string(wire.out.size()) + "," + std::to_string(t.size()) + "],\"s\":[";
-        for (std::size_t i = 0; i < t.dimension(); ++i) wire.json += (i ? "," : "") + std::to_string(t.shape()[i]);
+        wire.json += "{\"$\":[";
+        put(wire.out.size());
+        wire.json += ',';
+        put(t.size());
+        wire.json += "],\"s\":[";
+        for (std::size_t i = 0; i < t.dimension(); ++i) {
+            if (i) wire.json += ',';
+            put(t.shape()[i]);
+        }
         wire.json += "]}";
         wire.out.insert(wire.out.end(), t.data(), t.data() + t.size());
         return *this;
@@ -152,7 +169,11 @@ public:
     // the values alone, as a Float64Array (no shape)
     Result& values(const double* p, std::size_t n) {
         sep();
-        wire.json += "{\"$\":[" + std::to_string(wire.out.size()) + "," + std::to_string(n) + "]}";
+        wire.json += "{\"$\":[";
+        put(wire.out.size());
+        wire.json += ',';
+        put(n);
+        wire.json += "]}";
         wire.out.insert(wire.out.end(), p, p + n);
         return *this;
     }

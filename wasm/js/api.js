@@ -99,7 +99,8 @@ const encode = (s) => {
 let headBuf = new Float64Array(1024);
 
 class Request {
-  constructor() { this.n = 0; this.data = []; this.chunks = []; this.bytes = 0; this.dataLength = 0; }
+  constructor() { this.reset(); }
+  reset() { this.n = 0; this.data = []; this.chunks = []; this.bytes = 0; this.dataLength = 0; return this; }
   push(...xs) {
     if (this.n + xs.length > headBuf.length) {
       const bigger = new Float64Array(Math.max(headBuf.length * 2, this.n + xs.length));
@@ -152,25 +153,38 @@ class Request {
 }
 
 function makeCall(m) {
-  // Replace {"$":[offset, length], "s": shape} by {shape, data} and {"#": i} by a number. `out` is
-  // one copy of the whole result (a view of WASM memory would die when memory grows); each tensor
-  // is its own disjoint part of that copy.
-  const revive = (node, out) => {
-    if (Array.isArray(node)) return node.map((x) => revive(x, out));
-    if (node === null || typeof node !== 'object') return node;
-    if ('#' in node) return out[node['#']];
+  // The result's JSON gives its structure: {"$":[offset, length], "s": shape} is a tensor, {"$": ...}
+  // without a shape a Float64Array, {"#": i} a number, all read from `out`, one copy of the result
+  // region (a view of WASM memory would die when memory grows; each tensor is a disjoint part of
+  // the copy). The JSON is the same from call to call for the same shapes, so it is compiled once
+  // into a function that builds the result, and kept.
+  const compile = (node) => {
+    if (Array.isArray(node)) { const parts = node.map(compile); return (out) => parts.map((p) => p(out)); }
+    if (node === null || typeof node !== 'object') return () => node;
+    if ('#' in node) { const i = node['#']; return (out) => out[i]; }
     if ('$' in node) {
-      const data = out.subarray(node.$[0], node.$[0] + node.$[1]);
-      return node.s ? { shape: node.s, data } : data;
+      const [o, l] = node.$, s = node.s;
+      return s ? (out) => ({ shape: s.slice(), data: out.subarray(o, o + l) }) : (out) => out.subarray(o, o + l);
     }
-    for (const k of Object.keys(node)) node[k] = revive(node[k], out);
-    return node;
+    const keys = Object.keys(node), parts = keys.map((k) => compile(node[k]));
+    return (out) => { const r = {}; for (let i = 0; i < keys.length; i++) r[keys[i]] = parts[i](out); return r; };
+  };
+  const builders = new Map();
+  const builder = (json) => {
+    let b = builders.get(json);
+    if (b === undefined) {
+      b = compile(JSON.parse(json));
+      if (builders.size >= 256) builders.clear();   // results that carry text (samples) never repeat
+      builders.set(json, b);
+    }
+    return b;
   };
   const index = new Map(m.functionNames().split(',').map((name, i) => [name, i]));
   const desc = m.descriptor() / 8;   // a fixed block: addresses and lengths after reserve() and call()
   /** call(name, ...builders): each builder adds one argument to the request */
+  const request = new Request();   // calls are synchronous and never nested: one request object serves all
   return (name, ...args) => {
-    const r = new Request();
+    const r = request.reset();
     r.push(args.length);
     for (const a of args) a(r);
     const header = r.n;
@@ -188,7 +202,7 @@ function makeCall(m) {
     const json = decoder.decode(m.HEAPU8.subarray(F[desc + 5], F[desc + 5] + F[desc + 6]));
     if (status !== 0) throw new Error(json);
     const outAt = F[desc + 3] / 8;
-    return revive(JSON.parse(json), F.slice(outAt, outAt + F[desc + 4]));
+    return builder(json)(F.slice(outAt, outAt + F[desc + 4]));
   };
 }
 

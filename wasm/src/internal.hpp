@@ -105,15 +105,32 @@ inline double dot2(const double* a, const double* b, std::size_t n) {
 
 // Masked softmax along the last axis of rows of length n. allowed(i, j) tells whether the
 // entry of row i (within its (Tq, Tk) matrix), column j, may be attended.
-// q: (N, Tq, d), k: (N, Tk, d), v: (N, Tk, dv); scores/weights: (N, Tq, Tk); out: (N, Tq, dv).
+// Where the rows of one (batch, head) group live: group n = b * heads + h starts at
+// b * batch + h * head and its rows are `row` apart. Plain (N, T, d) tensors are {1, T * d, 0, d};
+// the heads of a (B, T, NH * hs) projection are {NH, T * NH * hs, hs, NH * hs}: no copies to split them.
+struct RowLayout {
+    std::size_t heads, batch, head, row;
+    std::size_t base(std::size_t n) const { return (n / heads) * batch + (n % heads) * head; }
+};
+inline RowLayout dense(std::size_t T, std::size_t d) { return {1, T * d, 0, d}; }
+
+// q, k, v and out as laid out by their RowLayouts (q and out share one); scores/weights: (N, Tq, Tk).
 void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
                          std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
-                         double scale, bool causal, double* scores, double* weights, double* out);
-// Given weights from the forward pass: dq (N, Tq, d), dk (N, Tk, d), dv (N, Tk, dv).
+                         double scale, bool causal, double* scores, double* weights, double* out,
+                         RowLayout lq, RowLayout lk, RowLayout lv, RowLayout lo);
+inline void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
+                                std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
+                                double scale, bool causal, double* scores, double* weights, double* out) {
+    sdpa_forward_kernel(q, k, v, N, Tq, Tk, d, dv, scale, causal, scores, weights, out, dense(Tq, d), dense(Tk, d),
+                        dense(Tk, dv), dense(Tq, dv));
+}
+// Given weights from the forward pass: dq, dk, dv laid out like q, k, v; dout like out. Adds into
+// dq, dk, dv (the caller zeroes them).
 void sdpa_backward_kernel(const double* q, const double* k, const double* v, const double* weights,
                           const double* dout, std::size_t N, std::size_t Tq, std::size_t Tk,
                           std::size_t d, std::size_t dv, double scale, bool causal, double* dq, double* dk,
-                          double* dvv);
+                          double* dvv, RowLayout lq, RowLayout lk, RowLayout lv, RowLayout lo);
 
 // Central finite differences of `loss` at `inputs` against `analytic` (one gradient per input),
 // with PyTorch's default eps 1e-6, atol 1e-5, rtol 1e-3. Exposed so tests can feed it a wrong

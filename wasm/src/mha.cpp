@@ -73,32 +73,6 @@ Tensor project(const Tensor& x, const Tensor& w) {
     return y;
 }
 
-// (B, T, NH * hs) -> (B, NH, T, hs): head h owns columns h*hs .. (h+1)*hs-1
-Tensor split_heads(const Tensor& y, std::size_t NH) {
-    const std::size_t B = y.shape()[0], T = y.shape()[1], hs = y.shape()[2] / NH;
-    Tensor h = Tensor::from_shape({B, NH, T, hs});
-    const double* src = y.data();
-    double* dst = h.data();
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t n = 0; n < NH; ++n)
-            for (std::size_t t = 0; t < T; ++t)
-                std::copy_n(src + (b * T + t) * NH * hs + n * hs, hs, dst + ((b * NH + n) * T + t) * hs);
-    return h;
-}
-
-// (B, NH, T, hs) -> (B, T, NH * hs)
-Tensor merge_heads(const Tensor& h) {
-    const std::size_t B = h.shape()[0], NH = h.shape()[1], T = h.shape()[2], hs = h.shape()[3];
-    Tensor y = Tensor::from_shape({B, T, NH * hs});
-    const double* src = h.data();
-    double* dst = y.data();
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t n = 0; n < NH; ++n)
-            for (std::size_t t = 0; t < T; ++t)
-                std::copy_n(src + ((b * NH + n) * T + t) * hs, hs, dst + (b * T + t) * NH * hs + n * hs);
-    return y;
-}
-
 // sum_b x[b]^T g[b]: (B, T, C), (B, T, D) -> (C, D)
 Tensor weight_grad(const Tensor& x, const Tensor& g) {
     const std::size_t BT = x.shape()[0] * x.shape()[1], C = x.shape()[2], D = g.shape()[2];
@@ -118,7 +92,7 @@ void input_grad(const Tensor& g, const Tensor& w, Tensor& dx) {
         for (std::size_t c = 0; c < C; ++c) dx.data()[bt * C + c] += detail::dot2(g.data() + bt * D, w.data() + c * D, D);
 }
 
-struct Forward { MhaResult res; Tensor qh, kh, vh; double scale; };
+struct Forward { MhaResult res; double scale; detail::RowLayout lq, lkv; };
 
 Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D) {
     Forward f;
@@ -129,18 +103,16 @@ Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D) {
     detail::require_no_overflow("multiHeadAttention: the projections q = x wq", f.res.q);
     detail::require_no_overflow("multiHeadAttention: the projections k = src wk", f.res.k);
     detail::require_no_overflow("multiHeadAttention: the projections v = src wv", f.res.v);
-    f.qh = split_heads(f.res.q, D.NH);   // (B, NH, T, hs)
-    f.kh = split_heads(f.res.k, D.NH);   // (B, NH, Tk, hs)
-    f.vh = split_heads(f.res.v, D.NH);
+    // head h of (B, T, NH * hs) is the column block h*hs .. (h+1)*hs-1: the kernel reads it in place
+    f.lq = {D.NH, D.T * D.D, D.hs, D.D};
+    f.lkv = {D.NH, D.Tk * D.D, D.hs, D.D};
     f.scale = o.scale.factor(D.hs, D.C);
     f.res.scores = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
     f.res.weights = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
-    Tensor oh = Tensor::from_shape({D.B, D.NH, D.T, D.hs});
-    detail::sdpa_forward_kernel(f.qh.data(), f.kh.data(), f.vh.data(), D.B * D.NH, D.T, D.Tk, D.hs,
-                                D.hs, f.scale, o.causal, f.res.scores.data(), f.res.weights.data(),
-                                oh.data());
+    f.res.out = Tensor::from_shape({D.B, D.T, D.D});   // (B, T, NH * hs): heads written in place
+    detail::sdpa_forward_kernel(f.res.q.data(), f.res.k.data(), f.res.v.data(), D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale,
+                                o.causal, f.res.scores.data(), f.res.weights.data(), f.res.out.data(), f.lq, f.lkv, f.lkv, f.lq);
     detail::require_no_overflow("multiHeadAttention: the scores q.k * scale", f.res.scores);
-    f.res.out = merge_heads(oh);   // (B, NH, T, hs) -> (B, T, D)
     detail::require_no_overflow("multiHeadAttention: the outputs", f.res.out);
     return f;
 }
@@ -169,16 +141,11 @@ MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, 
     detail::require_finite({fn, "gradOut"}, grad_out);
     const Forward f = forward(x, o, D);
     const Tensor& src = o.has_memory ? o.memory : x;
-    // backward of out = merge(oh)
-    const Tensor doh = split_heads(grad_out, D.NH);
-    // backward of the per-head attention
-    Tensor dqh = Tensor::from_shape(f.qh.shape()), dkh = Tensor::from_shape(f.kh.shape()),
-           dvh = Tensor::from_shape(f.vh.shape());
-    detail::sdpa_backward_kernel(f.qh.data(), f.kh.data(), f.vh.data(), f.res.weights.data(), doh.data(),
-                                 D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale, o.causal, dqh.data(), dkh.data(),
-                                 dvh.data());
-    // backward of the head split
-    const Tensor dq = merge_heads(dqh), dk = merge_heads(dkh), dv = merge_heads(dvh);
+    // backward of the per-head attention, heads addressed in place as in the forward
+    Tensor dq = xt::zeros<double>(f.res.q.shape()), dk = xt::zeros<double>(f.res.k.shape()), dv = xt::zeros<double>(f.res.v.shape());
+    detail::sdpa_backward_kernel(f.res.q.data(), f.res.k.data(), f.res.v.data(), f.res.weights.data(), grad_out.data(),
+                                 D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale, o.causal, dq.data(), dk.data(), dv.data(),
+                                 f.lq, f.lkv, f.lkv, f.lq);
     // backward of q = x wq, k = src wk, v = src wv
     MhaGrads g;
     g.dwq = weight_grad(x, dq);

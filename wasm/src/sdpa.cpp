@@ -13,17 +13,19 @@ namespace detail {
 
 void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
                          std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
-                         double scale, bool causal, double* scores, double* weights, double* out) {
+                         double scale, bool causal, double* scores, double* weights, double* out,
+                         RowLayout lq, RowLayout lk, RowLayout lv, RowLayout lo) {
     for (std::size_t n = 0; n < N; ++n) {
-        const double* qn = q + n * Tq * d;
-        const double* kn = k + n * Tk * d;
-        const double* vn = v + n * Tk * dv;
+        const double* qn = q + lq.base(n);
+        const double* kn = k + lk.base(n);
+        const double* vn = v + lv.base(n);
+        double* on = out + lo.base(n);
         for (std::size_t i = 0; i < Tq; ++i) {
             double* srow = scores + (n * Tq + i) * Tk;
             double* wrow = weights + (n * Tq + i) * Tk;
-            double* orow = out + (n * Tq + i) * dv;
+            double* orow = on + i * lo.row;
             // S = Q K^T * scale   (Tq, d) x (d, Tk) -> (Tq, Tk)
-            for (std::size_t j = 0; j < Tk; ++j) srow[j] = dot2(qn + i * d, kn + j * d, d) * scale;
+            for (std::size_t j = 0; j < Tk; ++j) srow[j] = dot2(qn + i * lq.row, kn + j * lk.row, d) * scale;
             // A = softmax(S + M): the mask is -inf before the softmax, so the future gets
             // exactly zero weight and the visible entries still sum to 1. j <= i keeps j = 0.
             const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
@@ -39,7 +41,8 @@ void sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
             for (std::size_t c = 0; c < dv; ++c) orow[c] = 0.0;
             for (std::size_t j = 0; j < visible; ++j) {
                 const double a = wrow[j];
-                for (std::size_t c = 0; c < dv; ++c) orow[c] += a * vn[j * dv + c];
+                const double* vrow = vn + j * lv.row;
+                for (std::size_t c = 0; c < dv; ++c) orow[c] += a * vrow[c];
             }
         }
     }
@@ -48,40 +51,43 @@ void sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
 void sdpa_backward_kernel(const double* q, const double* k, const double* v, const double* weights,
                           const double* dout, std::size_t N, std::size_t Tq, std::size_t Tk,
                           std::size_t d, std::size_t dv, double scale, bool causal, double* dq, double* dk,
-                          double* dvv) {
+                          double* dvv, RowLayout lq, RowLayout lk, RowLayout lv, RowLayout lo) {
     std::vector<double> dw(Tk);
-    for (std::size_t i = 0; i < N * Tq * d; ++i) dq[i] = 0.0;
-    for (std::size_t i = 0; i < N * Tk * d; ++i) dk[i] = 0.0;
-    for (std::size_t i = 0; i < N * Tk * dv; ++i) dvv[i] = 0.0;
     for (std::size_t n = 0; n < N; ++n) {
-        const double* qn = q + n * Tq * d;
-        const double* kn = k + n * Tk * d;
-        const double* vn = v + n * Tk * dv;
-        double* dqn = dq + n * Tq * d;
-        double* dkn = dk + n * Tk * d;
-        double* dvn = dvv + n * Tk * dv;
+        const double* qn = q + lq.base(n);
+        const double* kn = k + lk.base(n);
+        const double* vn = v + lv.base(n);
+        const double* gn = dout + lo.base(n);
+        double* dqn = dq + lq.base(n);
+        double* dkn = dk + lk.base(n);
+        double* dvn = dvv + lv.base(n);
         for (std::size_t i = 0; i < Tq; ++i) {
             const double* wrow = weights + (n * Tq + i) * Tk;
-            const double* grow = dout + (n * Tq + i) * dv;
+            const double* grow = gn + i * lo.row;
             // masked columns have weight exactly 0: their terms below vanish, so skip them
             const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
             // backward of Y = A V: dA = dY V^T, dV += A^T dY
             double dot = 0.0;
             for (std::size_t j = 0; j < visible; ++j) {
-                const double s = dot2(grow, vn + j * dv, dv);
+                const double s = dot2(grow, vn + j * lv.row, dv);
                 dw[j] = s;
                 dot += s * wrow[j];
                 const double a = wrow[j];
-                for (std::size_t c = 0; c < dv; ++c) dvn[j * dv + c] += a * grow[c];
+                double* dvrow = dvn + j * lv.row;
+                for (std::size_t c = 0; c < dv; ++c) dvrow[c] += a * grow[c];
             }
             // backward of A = softmax(S + M): dS = A * (dA - sum(dA * A)); masked A = 0 gives dS = 0
             // backward of S = Q K^T * scale: dQ += dS K * scale, dK += dS^T Q * scale
+            const double* qrow = qn + i * lq.row;
+            double* dqrow = dqn + i * lq.row;
             for (std::size_t j = 0; j < visible; ++j) {
                 const double ds = wrow[j] * (dw[j] - dot) * scale;
                 if (ds == 0.0) continue;
+                const double* krow = kn + j * lk.row;
+                double* dkrow = dkn + j * lk.row;
                 for (std::size_t c = 0; c < d; ++c) {
-                    dqn[i * d + c] += ds * kn[j * d + c];
-                    dkn[j * d + c] += ds * qn[i * d + c];
+                    dqrow[c] += ds * krow[c];
+                    dkrow[c] += ds * qrow[c];
                 }
             }
         }
@@ -189,11 +195,13 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
                                 opts.causal, scores.data(), weights.data(), out.data());
     detail::require_no_overflow("sdpaBackward: the scores q.k * scale", scores);
     SdpaGrads g;
-    g.dq = Tensor::from_shape(q.shape());
-    g.dk = Tensor::from_shape(k.shape());
-    g.dv = Tensor::from_shape(v.shape());
+    g.dq = xt::zeros<double>(q.shape());
+    g.dk = xt::zeros<double>(k.shape());
+    g.dv = xt::zeros<double>(v.shape());
     detail::sdpa_backward_kernel(q.data(), k.data(), v.data(), weights.data(), grad_out.data(), D.N,
-                                 D.Tq, D.Tk, D.d, D.dv, scale, opts.causal, g.dq.data(), g.dk.data(), g.dv.data());
+                                 D.Tq, D.Tk, D.d, D.dv, scale, opts.causal, g.dq.data(), g.dk.data(), g.dv.data(),
+                                 detail::dense(D.Tq, D.d), detail::dense(D.Tk, D.d), detail::dense(D.Tk, D.dv),
+                                 detail::dense(D.Tq, D.dv));
     detail::require_no_overflow("sdpaBackward: the gradients dq", g.dq);
     detail::require_no_overflow("sdpaBackward: the gradients dk", g.dk);
     detail::require_no_overflow("sdpaBackward: the gradients dv", g.dv);

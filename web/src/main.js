@@ -86,6 +86,7 @@ async function main() {
     });
     main.append(section.el);
   }
+  performance.mark('attention-lab:interactive');   // every section mounted and answering input
   if (notices.length) {
     main.prepend(h('p.notice', { role: 'status' }, t('urlNotice', { names: [...new Set(notices)].map((n) => n.slice(0, 40)).join(', ') })));
   }

@@ -76,6 +76,7 @@ export default {
       });
     });
     const variance = memo((seed, core) => core.dotProductVariance(DIMS, { samples: 2000, seed }));
+    const painted = {};
     const sharpening = memo((s, core) => {
       const L = tensor(s.logits);
       return { one: core.softmaxSharpening(L, 1), k: core.softmaxSharpening(L, s.factor) };
@@ -93,16 +94,19 @@ export default {
       },
       paint(r, s) {
         hsLine.textContent = t('hs', { C: s.C, heads: s.heads });
-        r.runs.forEach((run, i) => {
+        // repaint only what changed: the memoized parts come back as the same objects
+        const changed = (key, value) => { if (painted[key] === value) return false; painted[key] = value; return true; };
+        if (changed('runs', `${s.head}`) | changed('runsData', r.runs)) r.runs.forEach((run, i) => {
           const ent = matrixAt(run.stats.entropy, 0)[s.head], mx = matrixAt(run.stats.maxWeight, 0)[s.head];
           maps[i].set(matrixAt(run.weights, 0, s.head), {
             shape: [1, s.heads, s.T, s.T], names: ['B', 'H', 'T', 'T'],
             rowMarks: Object.fromEntries(ent.map((e, j) => [j, `${fmt(e, 2)} / ${fmt(mx[j], 2)}`])), rowMarksLabel: t('stats'),
           });
         });
-        chart.set({ xLabel: t('d'), yLabel: t('variance'), xLog: true, yLog: true, tableLabel: t('table'),
+        if (changed('variance', r.variance)) chart.set({ xLabel: t('d'), yLabel: t('variance'), xLog: true, yLog: true, tableLabel: t('table'),
           series: [{ name: t('unscaled'), points: r.variance.dims.map((d, i) => [d, r.variance.unscaled[i]]) },
             { name: t('scaled'), points: r.variance.dims.map((d, i) => [d, r.variance.scaled[i]]) }] });
+        if (!changed('sharp', r.one)) return;
         bars.set({ labels: s.logits.map((_, i) => String(i)), yLabel: 'p', tableLabel: t('table'),
           series: [{ name: t('times1'), values: values(r.one.weights) }, { name: t('timesK', { k: s.factor }), values: values(r.k.weights) }] });
         sharp.set([

@@ -101,9 +101,44 @@ export function heatmap({ t, label, names, name, digits = 3, weights = false, co
     fillTable(rows, opts, current.scale);
   }
 
+  let layoutKey = null;   // what the table's structure was built for
+
+  // Same shape and labels as last time: change the cells in place (no new nodes, less layout).
+  function updateCells(rows, opts, { signed, max }) {
+    const trs = table.tBodies[0].rows;
+    for (let i = 0; i < rows.length; i++) {
+      const tr = trs[i];
+      tr.classList.toggle('hl', !!opts.highlightRows?.has(i));
+      for (let j = 0; j < rows[i].length; j++) {
+        const td = tr.cells[j + 1], v = rows[i][j];
+        const text = fmt(v, digits);
+        const aria = t('cellValue', { label, row: i, col: j, value: text });
+        td.setAttribute('aria-label', aria);
+        td.title = aria;
+        if (Number.isNaN(v)) {
+          td.className = 'nan';
+          td.removeAttribute('style');
+          td.textContent = 'NaN';
+          continue;
+        }
+        const c = colour(v, { signed, max });
+        td.className = '';
+        td.style.background = c.bg;
+        td.style.color = c.fg;
+        td.dataset.value = String(v);
+        td.textContent = compact ? '' : text;
+      }
+      if (opts.rowMarks) tr.cells[rows[i].length + 1].textContent = opts.rowMarks[i] ?? '';
+    }
+  }
+
   function fillTable(rows, opts, { signed, max }) {
     const host = rows.length * rows[0].length > LARGE ? tableHost : small;
     if (table.parentNode !== host) host.append(table);
+    const key = JSON.stringify([rows.length, rows[0].length, opts.rowLabels, opts.colLabels, !!opts.rowMarks, opts.rowMarksLabel,
+      opts.highlightCols ? [...opts.highlightCols] : null]);
+    if (key === layoutKey && table.tBodies.length) { updateCells(rows, opts, { signed, max }); return; }
+    layoutKey = key;
     const colName = (j) => opts.colLabels?.[j] ?? String(j), rowName = (i) => opts.rowLabels?.[i] ?? String(i);
     const head = h('tr', {}, h('th', { scope: 'col' }, ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
       opts.rowMarks ? h('th', { scope: 'col' }, opts.rowMarksLabel ?? '') : null);
