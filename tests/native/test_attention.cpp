@@ -5,20 +5,14 @@
 #include <cmath>
 
 #include "attn/attention.hpp"
+#include "fixtures.hpp"
 #include "reference.hpp"
 
 using namespace attn;
+using fixtures::mha_opts;
 
 namespace {
 Shape join(Shape lead, std::size_t a, std::size_t b) { lead.push_back(a); lead.push_back(b); return lead; }
-MhaOptions mha_opts(std::size_t C, std::size_t D, std::size_t heads, std::uint64_t seed) {
-    MhaOptions o;
-    o.wq = randn({C, D}, seed);
-    o.wk = randn({C, D}, seed + 1);
-    o.wv = randn({C, D}, seed + 2);
-    o.heads = heads;
-    return o;
-}
 }  // namespace
 
 TEST_SUITE("18.3 scaled dot-product attention") {

@@ -5,20 +5,14 @@
 #include <limits>
 
 #include "attn/attention.hpp"
+#include "fixtures.hpp"
 #include "internal.hpp"
 #include "reference.hpp"
 
 using namespace attn;
+using fixtures::mha_opts;
 
 namespace {
-MhaOptions mha_opts(std::size_t C, std::size_t D, std::size_t heads, std::uint64_t seed) {
-    MhaOptions o;
-    o.wq = randn({C, D}, seed);
-    o.wk = randn({C, D}, seed + 1);
-    o.wv = randn({C, D}, seed + 2);
-    o.heads = heads;
-    return o;
-}
 }  // namespace
 
 TEST_SUITE("randn") {

@@ -6,18 +6,12 @@
 #include <limits>
 
 #include "attn/attention.hpp"
+#include "fixtures.hpp"
 
 using namespace attn;
+using fixtures::mha_opts;
 
 namespace {
-MhaOptions mha_opts(std::size_t C, std::size_t D, std::size_t heads) {
-    MhaOptions o;
-    o.wq = randn({C, D}, 1);
-    o.wk = randn({C, D}, 2);
-    o.wv = randn({C, D}, 3);
-    o.heads = heads;
-    return o;
-}
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
