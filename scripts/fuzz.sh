@@ -13,7 +13,7 @@ cxx=$(command -v clang++-14 || command -v clang++ || true)
 cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER="$cxx" -DATTN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/fuzz -j "$(nproc)" >/dev/null
 status=0
-for target in softmax sdpa mha positions options; do
+for target in softmax sdpa mha positions options gpt; do
   seeds=tests/fuzz/corpus/$target
   mkdir -p "$seeds"
   work=$(mktemp -d)

@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 
 #include "attn/attention.hpp"
+#include "attn/gpt.hpp"
 
 using namespace attn;
 
@@ -231,6 +233,38 @@ void fuzz_options(FuzzedDataProvider& p) {
         }
     } catch (const Error&) {
     }
+}
+
+// The character GPT: any bytes as text (invalid UTF-8, control characters, huge or tiny
+// vocabularies), small random configurations, then training, sampling and inspection.
+void fuzz_gpt(FuzzedDataProvider& p) {
+    Options o{{"C", double(p.ConsumeIntegralInRange<int>(0, 12))}, {"heads", double(p.ConsumeIntegralInRange<int>(0, 4))},
+              {"layers", double(p.ConsumeIntegralInRange<int>(0, 2))}, {"tMax", double(p.ConsumeIntegralInRange<int>(0, 8))},
+              {"batch", double(p.ConsumeIntegralInRange<int>(0, 3))}, {"seed", double(p.ConsumeIntegral<std::uint16_t>())},
+              {"causal", p.ConsumeBool()}, {"lr", p.ConsumeBool() ? 3e-3 : value(p)}};
+    if (p.ConsumeBool()) o["T"] = double(p.ConsumeIntegralInRange<int>(0, 9));
+    const std::string prompt = p.ConsumeRandomLengthString(12), probe = p.ConsumeRandomLengthString(12);
+    const std::size_t t = p.ConsumeIntegralInRange<std::size_t>(0, 10);
+    const double temperature = p.ConsumeBool() ? 1.0 : value(p);
+    std::string text = p.ConsumeRemainingBytesAsString();
+    if (text.size() < 200 && !text.empty()) { std::string r; while (r.size() < 400) r += text; text = r; }   // often long enough
+    std::unique_ptr<CharTrainer> tr;
+    try { tr = std::make_unique<CharTrainer>(make_trainer(text, o)); } catch (const Error&) { return; }
+    const double V = double(tr->data().vocab());
+    EXPECT(V >= 2 && V <= double(CharData::kMaxVocab));
+    try {
+        const double loss = tr->train_steps(2);
+        EXPECT(std::isfinite(loss) && loss >= 0.0);
+    } catch (const Error&) {}   // diverged parameters are reported, not returned
+    try { tr->sample(prompt, 8, temperature, 1); } catch (const Error&) {}
+    try {
+        const std::vector<Tensor> maps = tr->attention_maps(probe);
+        for (const Tensor& m : maps) rows_are_distributions(m);
+    } catch (const Error&) {}
+    try {
+        const FutureCheck f = tr->future_check(probe, t, 3);
+        if (tr->model().config().causal) EXPECT(f.max_prefix_change == 0.0);
+    } catch (const Error&) {}
 }
 
 }  // namespace
