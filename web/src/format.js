@@ -5,7 +5,7 @@ export function fmt(v, digits = 3) {
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return '∞';
   if (v === -Infinity) return '−∞';
-  if (v === 0) return Object.is(v, -0) ? '0' : '0';
+  if (v === 0) return '0';   // -0 too
   const a = Math.abs(v);
   if (a < 10 ** -digits || a >= 1e6) return v.toExponential(Math.max(1, digits - 1)).replace('-', '−');
   return v.toFixed(digits).replace('-', '−');

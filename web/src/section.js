@@ -2,7 +2,8 @@
 // line, a reset button and its exercises.
 //
 // A controller is {prefix, lesson, strings, state: [schema], build(ctx) -> {sync, compute, paint}}:
-//   sync(state)            show the state in the editors and controls (DOM only)
+//   sync(state)            show the state in the editors and controls (DOM only; a view of the state in
+//                          another layout, such as nn.Linear's (d, C), is still asked of the core)
 //   compute(state, core)   every number, from the core (no DOM); throws the core's Error
 //   paint(result, state)   draw the result (DOM only, no math)
 // Every change goes the same way: update state, serialize it to the URL, sync, compute, paint.
