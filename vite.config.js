@@ -19,7 +19,7 @@ export default defineConfig(({ mode }) => {
       assetsInlineLimit: single ? Number.MAX_SAFE_INTEGER : 4096,
       chunkSizeWarningLimit: 2000,
     },
-    worker: { format: 'es' },
+    worker: { format: 'iife' },   // classic workers: module workers from blob: URLs fail on file:// pages
     server: { fs: { allow: ['..'] } },
   };
 });

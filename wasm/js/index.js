@@ -17,6 +17,11 @@ async function wasmBytes(url) {
   return response.arrayBuffer();
 }
 
+/** Where the browser build loads the .wasm from (a data: URL in the single-file build). */
+export function coreUrl() {
+  return new URL('./gen/attn_core.wasm', import.meta.url).href;
+}
+
 /**
  * Compile the core once as a WebAssembly.Module (streaming where the server allows), e.g. to
  * share it with a Web Worker: `loadCore({module})` here, `instantiateCore({module})` there.

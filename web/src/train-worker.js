@@ -1,6 +1,6 @@
 // Trains the character GPT off the main thread, so the page stays responsive. It receives the
 // compiled WebAssembly.Module from the page, and answers requests with messages:
-//   in:  init {module} | reset {text, options} | start | pause | sample {prompt, length, temperature, seed}
+//   in:  init {module} or {bytes} | reset {text, options} | start | pause | sample {prompt, length, temperature, seed}
 //        | attention {text} | future {text, t, seed}
 //   out: ready | model {config, train, val} | progress {...} | sample | attention | future | error {message, request}
 import { instantiateCore } from '../../wasm/js/api.js';
@@ -36,11 +36,14 @@ function loop() {
   setTimeout(loop, 0);   // let queued requests (pause, sample, attention) in between slices
 }
 
+// A message that could not be deserialized (e.g. a WebAssembly.Module sent across origins).
+onmessageerror = () => post({ type: 'error', request: 'init', message: 'the training worker could not receive the WebAssembly core' });
+
 onmessage = async ({ data: msg }) => {
   try {
     switch (msg.type) {
       case 'init':
-        core = await instantiateCore({ module: msg.module });
+        core = await instantiateCore(msg.module ? { module: msg.module } : { wasmBinary: msg.bytes });
         post({ type: 'ready' });
         break;
       case 'reset':

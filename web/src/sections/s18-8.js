@@ -9,6 +9,7 @@ import { choice, integer, slider, readout, button } from '../widgets/controls.js
 import { h } from '../widgets/dom.js';
 import { matrixAt } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
+import { coreUrl } from '../../../wasm/js/index.js';
 
 const strings = {
   zh: {
@@ -56,6 +57,7 @@ export default {
     function startWorker() {
       if (worker) return;
       worker = new TrainWorker();
+      worker.onerror = (e) => { live.error = `the training worker failed: ${e.message || 'it could not start'}`; ctx.refresh(); };
       worker.onmessage = ({ data: m }) => {
         if (m.type === 'ready') { live.ready = true; reset(); return; }
         if (m.type === 'error') {
@@ -73,7 +75,13 @@ export default {
         if (m.type === 'future') live.future = m;
         ctx.refresh();
       };
-      worker.postMessage({ type: 'init', module: ctx.coreModule });
+      // A compiled module can be shared with a worker of the same origin; a page opened from disk
+      // (the single-file build) has an opaque origin, so its worker gets the bytes instead.
+      if (self.origin !== 'null') worker.postMessage({ type: 'init', module: ctx.coreModule });
+      else {
+        fetch(coreUrl()).then((r) => r.arrayBuffer()).then((bytes) => worker.postMessage({ type: 'init', bytes }, [bytes]))
+          .catch((e) => { live.error = e.message; ctx.refresh(); });
+      }
     }
     const options = () => ({ ...MODEL, seed: ctx.state.seed });
     const text = () => (ctx.state.source === 'custom' ? customText : trainText);
