@@ -2,7 +2,7 @@
 import { h, nextId } from './widgets/dom.js';
 import { parseCell } from './widgets/matrix-editor.js';
 
-export function mountExercise(def, { core, t, text }) {
+export function mountExercise(def, { core, t, text, resources }) {
   const id = nextId('ex');
   const feedback = h('p.feedback', { role: 'status', 'aria-live': 'polite' });
   let inputs;
@@ -23,7 +23,7 @@ export function mountExercise(def, { core, t, text }) {
       if (parsed.some((p) => p.error)) { feedback.textContent = t('answerInvalid'); feedback.className = 'feedback wrong'; return; }
       answer = parsed.map((p) => p.value);
     }
-    const r = def.check(core, answer);
+    const r = def.check(core, answer, resources);
     feedback.textContent = r.correct ? t('correct', { expected: r.expected }) : t('incorrect');
     feedback.className = `feedback ${r.correct ? 'right' : 'wrong'}`;
   };
@@ -38,7 +38,7 @@ export function mountExercise(def, { core, t, text }) {
   prompt.innerHTML = text.prompt;       // build-time Markdown, raw HTML disabled
   hint.innerHTML = text.hint;
   solution.innerHTML = text.solution;
-  const given = def.given ? h('p.given', {}, def.given(core)) : null;
+  const given = def.given ? h('p.given', {}, def.given(core, resources)) : null;
   return h('article.exercise', { id: `ex-${def.id}`, 'data-exercise': def.id }, prompt, given, form, feedback,
     h('details.hint', {}, h('summary', {}, t('hint')), hint),
     h('details.solution', {}, h('summary', {}, t('solution')), solution));

@@ -1,4 +1,5 @@
-// The exercises' logic: what the student enters and how the core checks it. Their text (prompt,
+// The exercises' logic: what the student enters and how the core checks it. given(core, res) and
+// check(core, answer, res) get the page's resources ({trainText}) as their last argument. Their text (prompt,
 // hint, solution) is in lessons/{zh,en}/*.md under the same ids. Typed answers are compared
 // with the core's numbers at the precision a person types (5e-3); exact answers exactly.
 import { tensor } from '../../wasm/js/index.js';
@@ -66,6 +67,22 @@ export const exercises = [
       const w = core.softmax(core.randn([5, 5], 3), { mask: 'causal' });
       const expected = [core.maxAbsDiff(core.dropout(w, { p: 0.5, training: false, seed: 1 }), w)];
       return { correct: close(core, answer, expected, 0), expected: show(expected) };
+    },
+  },
+  {
+    id: 'ex-18.8-init', section: '18.8', inputs: ['loss (nats)'],
+    given(core, { trainText }) {
+      const model = core.createModel(trainText, { C: 48, heads: 4, tMax: 32, seed: 1 });
+      const V = model.config.vocab;
+      model.dispose();
+      return `V = ${V}`;
+    },
+    check(core, answer, { trainText }) {
+      // the loss the core measures on a freshly initialised model, on fixed batches
+      const model = core.createModel(trainText, { C: 48, heads: 4, tMax: 32, seed: 1 });
+      const measured = model.evaluate(4).train;
+      model.dispose();
+      return { correct: Math.abs(answer[0] - measured) <= 0.05, expected: fmt(measured, 4) };
     },
   },
   // The chapter's three exercises.

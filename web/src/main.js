@@ -18,6 +18,7 @@ import s186 from './sections/s18-6.js';
 import s187 from './sections/s18-7.js';
 import s188 from './sections/s18-8.js';
 import sEx from './sections/exercises.js';
+import trainText from '../../lessons/data/train.txt?raw';
 
 const SECTIONS = [s181, s182, s183, s184, s185, s186, s187, s188, sEx];
 const lessonFiles = import.meta.glob('../../lessons/*/*.md', { eager: true, import: 'default' });
@@ -79,7 +80,7 @@ async function main() {
     const { state, rejected } = readSection(spec.prefix, spec.state, params);
     notices.push(...rejected);
     const section = mountSection(spec, {
-      core, coreModule, lang, state,
+      core, coreModule, lang, state, resources: { trainText },
       lesson: lessonFor(lang, spec.id),
       exercises: exercises.filter((e) => e.section === spec.id),
       onState(next) { writeSection(spec.prefix, spec.state, next, params); writeUrl(); },

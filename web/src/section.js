@@ -13,7 +13,7 @@ import { makeT, translateError } from './i18n.js';
 import { defaults } from './state.js';
 import { mountExercise } from './exercise-view.js';
 
-export function mountSection(spec, { core, coreModule, lang, lesson, exercises, state: initial, onState }) {
+export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState }) {
   const t = makeT(lang, spec.strings);
   const lab = h('div.lab');
   const status = h('p.status', { role: 'status', 'aria-live': 'polite' });
@@ -28,7 +28,7 @@ export function mountSection(spec, { core, coreModule, lang, lesson, exercises, 
 
   let state = structuredClone(initial);
   const ctx = {
-    t, lang, core, coreModule, lab,
+    t, lang, core, coreModule, resources, lab,
     /** Recompute and repaint with the same state (for results that arrive later, e.g. from a worker). */
     refresh() { run(); },
     /** Merge a patch into the state and recompute. */
@@ -61,7 +61,7 @@ export function mountSection(spec, { core, coreModule, lang, lesson, exercises, 
   if (spec.state.length) {
     lab.append(h('div.section-tools', {}, h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(spec.state)) }, t('reset'))));
   }
-  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, text: lesson.exercises[def.id] }));
+  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, text: lesson.exercises[def.id], resources }));
   if (ex.length) el.append(h('div.exercises', {}, h('h3', {}, t('exercises')), ex));
   run();
   return { el, get state() { return state; } };

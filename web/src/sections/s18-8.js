@@ -2,7 +2,6 @@
 // live. The model lives in a Web Worker (train-worker.js) that shares the page's compiled core;
 // this controller sends it requests and draws what comes back.
 import TrainWorker from '../train-worker.js?worker&inline';
-import trainText from '../../../lessons/data/train.txt?raw';
 import { heatmap } from '../widgets/heatmap.js';
 import { lineChart } from '../widgets/chart.js';
 import { choice, integer, slider, readout, button } from '../widgets/controls.js';
@@ -84,7 +83,7 @@ export default {
       }
     }
     const options = () => ({ ...MODEL, seed: ctx.state.seed });
-    const text = () => (ctx.state.source === 'custom' ? customText : trainText);
+    const text = () => (ctx.state.source === 'custom' ? customText : ctx.resources.trainText);
     function reset() { live.running = false; live.sample = ''; send({ type: 'reset', text: text(), options: options() }); }
     function requestSample() { send({ type: 'sample', prompt: ctx.state.prompt, length: 120, temperature: ctx.state.temp, seed: live.progress?.step ?? 0 }); }
     function inspect() {
