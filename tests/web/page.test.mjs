@@ -484,6 +484,7 @@ test('T = 64: large heatmaps are drawn on a canvas and their table, built on req
   const a = fig(page, '18.3', 'a');
   assert.equal(await a.locator('canvas.heatmap-canvas').isVisible(), true);
   await a.locator('details.heatmap-table summary').click();
+  await a.locator('table.heatmap tbody tr').nth(63).waitFor();   // built on the (asynchronous) toggle event
   const A = await heatmapValues(a);
   assert.equal(A.length, 64);
   const Wq = [[0.3, 0.1], [0, 0.3]], Wk = [[0.2, -0.3], [0.3, 0.2]], Wv = [[1, 0], [0.5, 1]];
@@ -499,6 +500,7 @@ test('T = 64: large heatmaps are drawn on a canvas and their table, built on req
   const w = fig(p4, '18.4', 'w-head');
   assert.equal(await w.locator('canvas.heatmap-canvas').isVisible(), true);
   await w.locator('details.heatmap-table summary').click();
+  await w.locator('table.heatmap tbody tr').nth(63).waitFor();
   const rows = await heatmapValues(w);
   assert.equal(rows.length, 64);
   ref.rowSums(rows).forEach((s) => near(s, 1, 1e-13));
