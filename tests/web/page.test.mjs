@@ -40,6 +40,8 @@ test('all sections load in Chinese by default, with lessons and no console error
   assert.equal(await page.locator('.katex').count() > 20, true, 'math rendered by KaTeX');
   assert.equal(await page.locator('.status.error').count(), 0);
   assert.equal(await page.locator('nav.toc a').count(), 9);
+  assert.equal(await page.locator('[data-exercise="ex-18.2-after"] label.answer-box').textContent(), '第 1 行的和 ', 'exercise labels in Chinese');
+  assert.equal(await page.locator('[data-exercise="ex-18.2-after"] button[type="submit"]').textContent(), '检查');
   assert.deepEqual(errors, []);
   await page.close();
 });

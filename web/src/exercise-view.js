@@ -2,14 +2,15 @@
 import { h, nextId } from './widgets/dom.js';
 import { parseCell } from './widgets/matrix-editor.js';
 
-export function mountExercise(def, { core, t, text, resources }) {
+export function mountExercise(def, { core, t, lang, text, resources }) {
   const id = nextId('ex');
+  const labelOf = (label) => (typeof label === 'string' ? label : label[lang]);
   const feedback = h('p.feedback', { role: 'status', 'aria-live': 'polite' });
   let inputs;
   if (def.choices) {
     inputs = def.choices.map((c, i) => h('input', { type: 'radio', name: id, id: `${id}-${i}`, value: String(c.value) }));
   } else {
-    inputs = def.inputs.map((label, i) => h('input', { type: 'text', inputmode: 'decimal', id: `${id}-${i}`, 'aria-label': label, autocomplete: 'off' }));
+    inputs = def.inputs.map((label, i) => h('input', { type: 'text', inputmode: 'decimal', id: `${id}-${i}`, 'aria-label': labelOf(label), autocomplete: 'off' }));
   }
   const check = () => {
     let answer;
@@ -30,7 +31,7 @@ export function mountExercise(def, { core, t, text, resources }) {
   const form = h('form.answer', { onsubmit: (e) => { e.preventDefault(); check(); } },
     def.choices
       ? h('fieldset.choice', {}, h('legend.visually-hidden', {}, t('check')), def.choices.map((c, i) => h('label', { for: `${id}-${i}` }, inputs[i], ' ', h('code', {}, c.label))))
-      : def.inputs.map((label, i) => h('label.answer-box', { for: `${id}-${i}` }, label, ' ', inputs[i])),
+      : def.inputs.map((label, i) => h('label.answer-box', { for: `${id}-${i}` }, labelOf(label), ' ', inputs[i])),
     h('button', { type: 'submit' }, t('check')));
   const prompt = h('div.prompt');
   const hint = h('div');

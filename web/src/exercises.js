@@ -1,5 +1,6 @@
 // The exercises' logic: what the student enters and how the core checks it. given(core, res) and
-// check(core, answer, res) get the page's resources ({trainText}) as their last argument. Their text (prompt,
+// check(core, answer, res) get the page's resources ({trainText}) as their last argument. An input's
+// label is a string (notation, the same in both languages) or {zh, en}. Their text (prompt,
 // hint, solution) is in lessons/{zh,en}/*.md under the same ids. Typed answers are compared
 // with the core's numbers at the precision a person types (5e-3); exact answers exactly.
 import { tensor } from '../../wasm/js/index.js';
@@ -20,7 +21,7 @@ export const exercises = [
     },
   },
   {
-    id: 'ex-18.2-after', section: '18.2', inputs: ['row 1'],
+    id: 'ex-18.2-after', section: '18.2', inputs: [{ zh: '第 1 行的和', en: 'sum of row 1' }],
     check(core, answer) {
       const zeros = tensor([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]);
       const w = core.softmax(zeros, { mask: 'causal', maskOrder: 'after' });
@@ -37,7 +38,7 @@ export const exercises = [
     },
   },
   {
-    id: 'ex-18.4-head', section: '18.4', inputs: ['score'],
+    id: 'ex-18.4-head', section: '18.4', inputs: [{ zh: '分数', en: 'score' }],
     check(core, answer) {
       const ones = tensor([[1, 1, 1, 1, 1, 1, 1, 1]]);   // one query and one key of a head with hs = 8
       const expected = [core.sdpa(ones, ones, tensor([[1]])).scores.data[0]];
@@ -53,7 +54,7 @@ export const exercises = [
     },
   },
   {
-    id: 'ex-18.6-shape', section: '18.6', inputs: ['B', 'heads', 'T_out', 'T_in'],
+    id: 'ex-18.6-shape', section: '18.6', inputs: ['B', 'H', 'T_out', 'T_in'],
     check(core, answer) {
       const w = { wq: core.randn([4, 8], 1), wk: core.randn([4, 8], 2), wv: core.randn([4, 8], 3), heads: 4 };
       const r = core.multiHeadAttention(core.randn([2, 3, 4], 4), { ...w, memory: core.randn([2, 7, 4], 5) });
@@ -70,7 +71,7 @@ export const exercises = [
     },
   },
   {
-    id: 'ex-18.8-init', section: '18.8', inputs: ['loss (nats)'],
+    id: 'ex-18.8-init', section: '18.8', inputs: [{ zh: '损失（nats）', en: 'loss (nats)' }],
     given(core, { trainText }) {
       const model = core.createModel(trainText, { C: 48, heads: 4, tMax: 32, seed: 1 });
       const V = model.config.vocab;

@@ -61,7 +61,7 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
   if (spec.state.length) {
     lab.append(h('div.section-tools', {}, h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(spec.state)) }, t('reset'))));
   }
-  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, text: lesson.exercises[def.id], resources }));
+  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources }));
   if (ex.length) el.append(h('div.exercises', {}, h('h3', {}, t('exercises')), ex));
   run();
   return { el, get state() { return state; } };
