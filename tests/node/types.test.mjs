@@ -104,3 +104,11 @@ test('after all of that the module still computes, and its memory did not grow',
   assert.equal(after.emvalHandles, before.emvalHandles);
   assert.deepEqual(Array.from(core.softmax(tensor([0, Math.log(2), 0])).data), [0.25, 0.5, 0.25]);
 });
+
+test('arguments too large for the WASM memory are an Error, and the module goes on', () => {
+  const huge = { shape: [16000, 16000], data: new Float64Array(256e6) };   // 2 GB: more than WASM memory may grow to
+  assert.throws(() => core.softmax(huge), { message: /softmax: the arguments hold \d+ numbers .* more than this tab's WebAssembly memory can take/ });
+  const big = { shape: [3000, 3000], data: new Float64Array(9e6) };       // fits, but past the API's tensor limit
+  assert.throws(() => core.softmax(big), { message: 'softmax: scores: shape (3000, 3000) has 9000000 elements, more than the limit of 4194304' });
+  assert.deepEqual(Array.from(core.softmax(tensor([0, Math.log(2), 0])).data), [0.25, 0.5, 0.25]);
+});

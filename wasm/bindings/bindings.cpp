@@ -395,12 +395,22 @@ std::string function_names() {
 }
 
 // Room for a request: `numbers` float64 values and `bytes` string bytes (the addresses move when
-// the vectors grow, so they are written to the descriptor each time).
-void reserve(double numbers, double bytes) {
-    wire.in.resize(std::size_t(numbers));
-    wire.bytes.resize(std::size_t(bytes));
+// the vectors grow, so they are written to the descriptor each time). 0: done; 1: no memory for it.
+int reserve(double numbers, double bytes) {
+    // a large result from the last call has been copied out by now
+    if (wire.out.capacity() > (std::size_t(1) << 20)) std::vector<double>().swap(wire.out);
+    try {
+        if (!(numbers >= 0 && bytes >= 0 && numbers <= 2e8 && bytes <= 2e9)) throw std::bad_alloc();
+        wire.in.resize(std::size_t(numbers));
+        wire.bytes.resize(std::size_t(bytes));
+    } catch (const std::exception&) {
+        std::vector<double>().swap(wire.in);   // give back what a failed growth may hold
+        std::vector<std::uint8_t>().swap(wire.bytes);
+        return 1;
+    }
     desc[0] = double(addr(wire.in.data()));
     desc[1] = double(addr(wire.bytes.data()));
+    return 0;
 }
 
 // Decode the request (its first `header` numbers are the argument descriptions, tensor data follows)
@@ -429,6 +439,10 @@ int call(double fn, double header) {
         wire.out.clear();
         wire.json = message;
     }
+    // Keep small buffers for the next call; give big ones back (JS copies the result out first,
+    // so only the request can go now: a very large call should not hold memory for the tab's life).
+    if (wire.in.capacity() > (std::size_t(1) << 20)) std::vector<double>().swap(wire.in);
+    if (wire.bytes.capacity() > (std::size_t(8) << 20)) std::vector<std::uint8_t>().swap(wire.bytes);
     desc[2] = status;
     desc[3] = double(addr(wire.out.data()));
     desc[4] = double(wire.out.size());

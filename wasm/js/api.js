@@ -188,7 +188,9 @@ function makeCall(m) {
     r.push(args.length);
     for (const a of args) a(r);
     const header = r.n;
-    m.reserve(header + r.dataLength, r.bytes);
+    if (m.reserve(header + r.dataLength, r.bytes) !== 0) {
+      throw new Error(`${name}: the arguments hold ${header + r.dataLength} numbers and ${r.bytes} bytes, more than this tab's WebAssembly memory can take`);
+    }
     let F = m.HEAPF64;   // read after reserve: memory may have grown
     const U = m.HEAPU8;
     let at = F[desc] / 8;
