@@ -34,7 +34,7 @@ namespace {
 struct Wire {
     std::vector<double> in, out;
     std::vector<std::uint8_t> bytes;
-    std::string json;
+    std::string json, last_json;   // last_json: the previous successful call's structure
 } wire;
 
 // Request tags (wasm/js/api.js writes the same numbers).
@@ -381,7 +381,8 @@ const std::map<std::string, Handler>& handlers() {
 // float64 at a stable address (descriptor()):
 //   [0] in address  [1] bytes address            (written by reserve)
 //   [2] status      [3] out address  [4] out length  [5] json address  [6] json length   (by call)
-double desc[7];
+//   [7] 1 when the result's structure is the same as the previous call's (JS can skip reading it)
+double desc[8];
 
 std::uintptr_t addr(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
@@ -443,6 +444,9 @@ int call(double fn, double header) {
     // so only the request can go now: a very large call should not hold memory for the tab's life).
     if (wire.in.capacity() > (std::size_t(1) << 20)) std::vector<double>().swap(wire.in);
     if (wire.bytes.capacity() > (std::size_t(8) << 20)) std::vector<std::uint8_t>().swap(wire.bytes);
+    const bool same = status == 0 && wire.json == wire.last_json;
+    if (status == 0 && !same) wire.last_json = wire.json;
+    desc[7] = same ? 1.0 : 0.0;
     desc[2] = status;
     desc[3] = double(addr(wire.out.data()));
     desc[4] = double(wire.out.size());

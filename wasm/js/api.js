@@ -183,6 +183,7 @@ function makeCall(m) {
   const desc = m.descriptor() / 8;   // a fixed block: addresses and lengths after reserve() and call()
   /** call(name, ...builders): each builder adds one argument to the request */
   const request = new Request();   // calls are synchronous and never nested: one request object serves all
+  let lastBuilder = null;
   return (name, ...args) => {
     const r = request.reset();
     r.push(args.length);
@@ -201,10 +202,14 @@ function makeCall(m) {
     for (const c of r.chunks) { U.set(c, b); b += c.length; }
     const status = m.call(index.get(name), header);
     F = m.HEAPF64;
-    const json = decoder.decode(m.HEAPU8.subarray(F[desc + 5], F[desc + 5] + F[desc + 6]));
-    if (status !== 0) throw new Error(json);
+    // the same structure as the previous call (same function, same shapes): reuse its builder
+    if (status !== 0 || F[desc + 7] !== 1) {
+      const json = decoder.decode(m.HEAPU8.subarray(F[desc + 5], F[desc + 5] + F[desc + 6]));
+      if (status !== 0) throw new Error(json);
+      lastBuilder = builder(json);
+    }
     const outAt = F[desc + 3] / 8;
-    return builder(json)(F.slice(outAt, outAt + F[desc + 4]));
+    return lastBuilder(F.slice(outAt, outAt + F[desc + 4]));
   };
 }
 
