@@ -107,6 +107,8 @@ test('18.2: the dim selector changes which axis sums to 1, on (B, T, T) and (B, 
   [a, b] = await slices();   // head 0 and head 1
   a.forEach((r, i) => r.forEach((v, j) => near(v + b[i][j], 1, 1e-15, 'dim 1 of (B, H, T, T) mixes heads')));
   assert.match(await sec(page, '18.2').locator('.dim-explain').textContent(), /head axis/);
+  assert.equal(await fig(page, '18.2', 'slice1').locator('.tensor-label').textContent(), 'slice h = 1');
+  assert.equal(await fig(page, '18.2', 'sums').locator('.tensor-label').textContent(), 'Sums along dim 1 (each is 1)');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -130,6 +132,7 @@ test('18.3: Q, K, V, S, A, Y follow the edits; the nn.Linear layout shows and ac
   await fig(page, '18.3', 'layout').getByLabel(/nn.Linear/).check();
   const shown = await fig(page, '18.3', 'wk').locator('input').evaluateAll((els) => els.map((e) => Number(e.value)));
   assert.deepEqual(shown, ref.transpose(Wk).flat(), 'W_K shown as (d, C)');
+  assert.match(await fig(page, '18.3', 'wk').locator('.shape-badge').textContent(), /^\(d, C\) = \(2, 2\)$/);
   await typeCell(page, '18.3', 'wk', 0, 1, '0.7');   // (d, C)[0][1] is math (C, d)[1][0]
   Wk[1][0] = 0.7;
   await check('edited in linear layout');

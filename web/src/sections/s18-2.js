@@ -7,7 +7,7 @@ import { choice, button, integer } from '../widgets/controls.js';
 import { dimSelector } from '../widgets/dim-selector.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
-import { fmt, shapeText } from '../format.js';
+import { fmt } from '../format.js';
 
 const strings = {
   zh: {
@@ -119,14 +119,11 @@ export default {
         const norm = d === r.w.shape.length - 1 ? 'norm-rows' : d === r.w.shape.length - 2 ? 'norm-cols' : 'norm-across';
         slices.className = `slices ${norm}`;
         sliceMaps.forEach((m, i) => m.set(s.kind === 'btt' ? matrixAt(r.w, i) : matrixAt(r.w, 0, i),
-          { names: ['T', 'T'], shape: [3, 3] }));
-        sliceMaps.forEach((m, i) => { m.el.querySelector('.tensor-label').textContent = t('slice', { axis, i }); });
+          { names: ['T', 'T'], shape: [3, 3], label: t('slice', { axis, i }) }));
         explain.textContent = t(`explain_${s.kind}_${d}`);
         explain.className = `note dim-explain ${d === r.w.shape.length - 1 ? 'good' : 'bad'}`;
         const sumRows = r.wSums.shape.length === 1 ? [values(r.wSums)] : matrixAt(r.wSums, ...Array(r.wSums.shape.length - 2).fill(0));
-        sums.set(sumRows, { shape: r.wSums.shape, names: null });
-        sums.el.querySelector('.tensor-label').textContent = t('sumsAlong', { dim: s.dim });
-        sums.el.dataset.shape = shapeText(null, r.wSums.shape);
+        sums.set(sumRows, { shape: r.wSums.shape, names: null, label: t('sumsAlong', { dim: s.dim }) });
       },
     };
   },

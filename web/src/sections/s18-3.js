@@ -55,9 +55,8 @@ export default {
         x.set(s.x);
         for (const key of ['wq', 'wk', 'wv']) {
           // showing (d, C) is a transpose, done by the core like every other number on the page
-          w[key].set(s.layout === 'linear' ? toNested(core.mathWeightToLinear(tensor(s[key]))) : s[key]);
-          w[key].el.querySelector('.shape-badge').textContent = s.layout === 'linear'
-            ? `(d, C) = (${s[key][0].length}, ${s[key].length})` : `(C, d) = (${s[key].length}, ${s[key][0].length})`;
+          if (s.layout === 'linear') w[key].set(toNested(core.mathWeightToLinear(tensor(s[key]))), { names: ['d', 'C'] });
+          else w[key].set(s[key]);
         }
         layout.set(s.layout);
         causal.set(s.causal);

@@ -96,7 +96,8 @@ export default {
         hsLine.textContent = t('hs', { C: s.C, heads: s.heads });
         // repaint only what changed: the memoized parts come back as the same objects
         const changed = (key, value) => { if (painted[key] === value) return false; painted[key] = value; return true; };
-        if (changed('runs', `${s.head}`) | changed('runsData', r.runs)) r.runs.forEach((run, i) => {
+        const headChanged = changed('head', s.head), runsChanged = changed('runs', r.runs);
+        if (headChanged || runsChanged) r.runs.forEach((run, i) => {
           const ent = matrixAt(run.stats.entropy, 0)[s.head], mx = matrixAt(run.stats.maxWeight, 0)[s.head];
           maps[i].set(matrixAt(run.weights, 0, s.head), {
             shape: [1, s.heads, s.T, s.T], names: ['B', 'H', 'T', 'T'],

@@ -3,21 +3,20 @@
 import { choice } from './controls.js';
 
 export function dimSelector({ label, onChange }) {
-  let current = null;
+  let current = null, group = null;
   const wrap = document.createElement('div');
   wrap.className = 'dim-selector';
   return {
     el: wrap,
-    /** dims: [{value, label}] */
+    /** dims: [{value, label}]; the group is rebuilt only when the dims change */
     set(dims, value) {
       const key = JSON.stringify(dims);
       if (key !== current) {
         current = key;
-        const c = choice({ label, options: dims, onChange, name: 'dim' });
-        wrap.replaceChildren(c.el);
-        wrap.setChoice = c.set;
+        group = choice({ label, options: dims, onChange, name: 'dim' });
+        wrap.replaceChildren(group.el);
       }
-      wrap.setChoice(value);
+      group.set(value);
     },
   };
 }

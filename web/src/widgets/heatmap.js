@@ -17,20 +17,26 @@ function pick(stops, x) {
 }
 const luminance = ([r, g, b]) => (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
 
+// 256-step lookup tables: background and a readable text colour for each step
+const lut = (stops) => Array.from({ length: 256 }, (_, i) => {
+  const rgb = pick(stops, i / 255);
+  return { bg: `rgb(${rgb.join(',')})`, fg: luminance(rgb) > 0.5 ? '#111' : '#fff' };
+});
+const LUT = { seq: lut(VIRIDIS), div: lut(PUOR) };
+
 /** Colour of one value: weights on [0, 1], or signed data on [-m, m]. Returns {bg, fg}. */
 export function colour(v, { signed, max }) {
-  const rgb = signed ? pick(PUOR, max > 0 ? 0.5 + v / (2 * max) : 0.5) : pick(VIRIDIS, max > 0 ? v / max : 0);
-  return { bg: `rgb(${rgb.join(',')})`, fg: luminance(rgb) > 0.5 ? '#111' : '#fff' };
+  const x = signed ? (max > 0 ? 0.5 + v / (2 * max) : 0.5) : (max > 0 ? v / max : 0);
+  return (signed ? LUT.div : LUT.seq)[Math.max(0, Math.min(255, Math.round(x * 255)))];
 }
-
-// 256-step lookup tables for the canvas mode
-const lut = (stops) => Array.from({ length: 256 }, (_, i) => `rgb(${pick(stops, i / 255).join(',')})`);
-const LUT = { seq: lut(VIRIDIS), div: lut(PUOR) };
 const LARGE = 400;   // cells; past this a heatmap is drawn on a canvas and its table built on demand
 
-export function heatmap({ t, label, names, name, digits = 3, weights = false, compact = false, id = nextId('hm') }) {
+export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, id = nextId('hm') }) {
+  let label = initialLabel;   // set(rows, {label}) can change it
+  let layoutKey = null;       // what the table's structure was built for
   // compact: small cells without printed numbers (each cell still carries its value as a label)
   const table = h('table.matrix.heatmap', { 'aria-label': label, class: compact ? 'compact' : null });
+  const labelEl = h('span.tensor-label', {}, label);
   const badge = h('span.shape-badge');
   const note = h('p.heatmap-note', { hidden: true });
   // canvas mode: the picture, a readout of the cell under the pointer, and the table on request
@@ -39,7 +45,7 @@ export function heatmap({ t, label, names, name, digits = 3, weights = false, co
   const tableHost = h('details.heatmap-table', {}, h('summary', {}, t('asTable')));
   const big = h('div.heatmap-big', { hidden: true }, canvas, probe, tableHost);
   const small = h('div.scroll', {}, table);
-  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), small, big, note);
+  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, labelEl, ' ', badge), small, big, note);
   let current = null;   // {rows, opts} of the last set(), for the lazy table and the pointer readout
   tableHost.addEventListener('toggle', () => { if (tableHost.open && current) fillTable(current.rows, current.opts, current.scale); });
   const cellAt = (e) => {
@@ -61,14 +67,11 @@ export function heatmap({ t, label, names, name, digits = 3, weights = false, co
     canvas.width = C * cell;
     canvas.height = R * cell;
     const g = canvas.getContext('2d');
-    const table = signed ? LUT.div : LUT.seq;
     for (let i = 0; i < R; i++) {
       const row = rows[i];
       for (let j = 0; j < C; j++) {
         const v = row[j];
-        if (Number.isNaN(v)) { g.fillStyle = '#bbb'; g.fillRect(j * cell, i * cell, cell, cell); continue; }
-        const x = signed ? (max > 0 ? 0.5 + v / (2 * max) : 0.5) : (max > 0 ? v / max : 0);
-        g.fillStyle = table[Math.max(0, Math.min(255, Math.round(x * 255)))];
+        g.fillStyle = Number.isNaN(v) ? '#bbb' : colour(v, { signed, max }).bg;
         g.fillRect(j * cell, i * cell, cell, cell);
       }
     }
@@ -80,7 +83,14 @@ export function heatmap({ t, label, names, name, digits = 3, weights = false, co
     canvas.setAttribute('aria-label', `${label}: ${R} × ${C}. ${t('asTable')}.`);
   }
 
+  /** opts: {label, names, shape, rowMarks, rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note} */
   function set(rows, opts = {}) {
+    if (opts.label !== undefined && opts.label !== label) {
+      label = opts.label;
+      labelEl.textContent = label;
+      table.setAttribute('aria-label', label);
+      layoutKey = null;   // cell labels mention it
+    }
     const flat = rows.flat().filter((v) => !Number.isNaN(v));
     const signed = opts.signed ?? (!weights && flat.some((v) => v < 0));
     // Colour scale bound: weights use [0, 1]; other data its largest magnitude (display only).
@@ -101,7 +111,6 @@ export function heatmap({ t, label, names, name, digits = 3, weights = false, co
     fillTable(rows, opts, current.scale);
   }
 
-  let layoutKey = null;   // what the table's structure was built for
 
   // Same shape and labels as last time: change the cells in place (no new nodes, less layout).
   function updateCells(rows, opts, { signed, max }) {

@@ -98,8 +98,9 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
       }))))));
   }
 
-  /** Show these rows (from state). Cells the user is typing in are left alone if they hold the same value. */
-  function set(next) {
+  /** Show these rows (from state); opts.names renames the axes in the badge (e.g. (d, C) for a transposed view).
+   * Cells the user is typing in are left alone if they hold the same value. */
+  function set(next, opts = {}) {
     const reshape = next.length !== rows.length || next[0].length !== rows[0].length || !table.firstChild;
     rows = next.map((r) => r.slice());
     if (reshape) build();
@@ -111,7 +112,7 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
     }
     message.hidden = true;
     el.classList.remove('invalid');
-    badge.textContent = shapeText(names, [rows.length, rows[0].length]);
+    badge.textContent = shapeText(opts.names ?? names, [rows.length, rows[0].length]);
   }
 
   return { el, set, get: () => rows.map((r) => r.slice()) };
