@@ -80,33 +80,18 @@ void layernorm_backward(double* dinp, double* dw, double* db, const double* dout
 
 // out = inp W + b: inp (BT, IC), W (IC, OC), b (OC) -> out (BT, OC)
 void matmul_forward(double* out, const double* inp, const double* w, const double* bias, std::size_t BT, std::size_t IC, std::size_t OC) {
-    for (std::size_t i = 0; i < BT; ++i) {
-        double* o = out + i * OC;
-        for (std::size_t k = 0; k < OC; ++k) o[k] = bias ? bias[k] : 0.0;
-        const double* x = inp + i * IC;
-        for (std::size_t c = 0; c < IC; ++c) {
-            const double a = x[c];
-            const double* wr = w + c * OC;
-            for (std::size_t k = 0; k < OC; ++k) o[k] += a * wr[k];
-        }
-    }
+    for (std::size_t i = 0; i < BT; ++i)
+        for (std::size_t k = 0; k < OC; ++k) out[i * OC + k] = bias ? bias[k] : 0.0;
+    detail::gemm_acc(out, inp, w, BT, IC, OC);
 }
+// backward of out = inp W + b: dinp += dout W^T, dW += inp^T dout, db += sum over rows of dout
 void matmul_backward(double* dinp, double* dw, double* db, const double* dout, const double* inp, const double* w,
                      std::size_t BT, std::size_t IC, std::size_t OC) {
-    for (std::size_t i = 0; i < BT; ++i) {
-        const double* d = dout + i * OC;
-        const double* x = inp + i * IC;
-        double* dx = dinp + i * IC;
-        for (std::size_t c = 0; c < IC; ++c) {
-            const double* wr = w + c * OC;
-            double* dwr = dw + c * OC;
-            double s = 0.0;
-            const double a = x[c];
-            for (std::size_t k = 0; k < OC; ++k) { s += d[k] * wr[k]; dwr[k] += a * d[k]; }
-            dx[c] += s;
-        }
-        if (db) for (std::size_t k = 0; k < OC; ++k) db[k] += d[k];
-    }
+    detail::gemm_nt_acc(dinp, dout, w, BT, OC, IC);
+    detail::gemm_tn_acc(dw, inp, dout, BT, IC, OC);
+    if (db)
+        for (std::size_t i = 0; i < BT; ++i)
+            for (std::size_t k = 0; k < OC; ++k) db[k] += dout[i * OC + k];
 }
 
 // causal multi-head attention on packed qkv (B, T, 3C) -> out (B, T, C); keeps preatt and att (B, NH, T, T)

@@ -105,6 +105,34 @@ inline double dot2(const double* a, const double* b, std::size_t n) {
 
 // Masked softmax along the last axis of rows of length n. allowed(i, j) tells whether the
 // entry of row i (within its (Tq, Tk) matrix), column j, may be attended.
+// Matrix products, row-major, accumulating into `out` (the caller zeroes it or puts a bias there).
+// out (n, m) += a (n, k) b (k, m)
+inline void gemm_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t k, std::size_t m) {
+    for (std::size_t i = 0; i < n; ++i) {
+        double* o = out + i * m;
+        for (std::size_t c = 0; c < k; ++c) {
+            const double av = a[i * k + c];
+            const double* br = b + c * m;
+            for (std::size_t j = 0; j < m; ++j) o[j] += av * br[j];
+        }
+    }
+}
+// out (k, m) += a^T b for a (n, k), b (n, m): weight gradients
+inline void gemm_tn_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t k, std::size_t m) {
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t c = 0; c < k; ++c) {
+            const double av = a[i * k + c];
+            const double* br = b + i * m;
+            double* o = out + c * m;
+            for (std::size_t j = 0; j < m; ++j) o[j] += av * br[j];
+        }
+}
+// out (n, k) += a b^T for a (n, m), b (k, m): input gradients
+inline void gemm_nt_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t m, std::size_t k) {
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t c = 0; c < k; ++c) out[i * k + c] += dot2(a + i * m, b + c * m, m);
+}
+
 // Where the rows of one (batch, head) group live: group n = b * heads + h starts at
 // b * batch + h * head and its rows are `row` apart. Plain (N, T, d) tensors are {1, T * d, 0, d};
 // the heads of a (B, T, NH * hs) projection are {NH, T * NH * hs, hs, NH * hs}: no copies to split them.

@@ -62,14 +62,7 @@ MhaDims check_mha(const Tensor& x, const MhaOptions& o, const std::string& fn) {
 Tensor project(const Tensor& x, const Tensor& w) {
     const std::size_t B = x.shape()[0], T = x.shape()[1], C = x.shape()[2], D = w.shape()[1];
     Tensor y = xt::zeros<double>(Shape{B, T, D});
-    const double* xp = x.data();
-    const double* wp = w.data();
-    double* yp = y.data();
-    for (std::size_t bt = 0; bt < B * T; ++bt)
-        for (std::size_t c = 0; c < C; ++c) {
-            const double a = xp[bt * C + c];
-            for (std::size_t e = 0; e < D; ++e) yp[bt * D + e] += a * wp[c * D + e];
-        }
+    detail::gemm_acc(y.data(), x.data(), w.data(), B * T, C, D);
     return y;
 }
 
@@ -77,19 +70,13 @@ Tensor project(const Tensor& x, const Tensor& w) {
 Tensor weight_grad(const Tensor& x, const Tensor& g) {
     const std::size_t BT = x.shape()[0] * x.shape()[1], C = x.shape()[2], D = g.shape()[2];
     Tensor dw = xt::zeros<double>(Shape{C, D});
-    for (std::size_t bt = 0; bt < BT; ++bt)
-        for (std::size_t c = 0; c < C; ++c) {
-            const double a = x.data()[bt * C + c];
-            for (std::size_t e = 0; e < D; ++e) dw.data()[c * D + e] += a * g.data()[bt * D + e];
-        }
+    detail::gemm_tn_acc(dw.data(), x.data(), g.data(), BT, C, D);
     return dw;
 }
 
 // dx += g w^T: (B, T, D), (C, D) -> (B, T, C)
 void input_grad(const Tensor& g, const Tensor& w, Tensor& dx) {
-    const std::size_t BT = g.shape()[0] * g.shape()[1], D = g.shape()[2], C = w.shape()[0];
-    for (std::size_t bt = 0; bt < BT; ++bt)
-        for (std::size_t c = 0; c < C; ++c) dx.data()[bt * C + c] += detail::dot2(g.data() + bt * D, w.data() + c * D, D);
+    detail::gemm_nt_acc(dx.data(), g.data(), w.data(), g.shape()[0] * g.shape()[1], g.shape()[2], w.shape()[0]);
 }
 
 struct Forward { MhaResult res; double scale; detail::RowLayout lq, lkv; };

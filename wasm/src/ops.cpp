@@ -69,16 +69,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     os.push_back(m);
     if (N * n * m > kMaxElements) detail::size_error("matmul: result " + shape_str(os), N * n * m);
     Tensor out = xt::zeros<double>(os);
-    for (std::size_t t = 0; t < N; ++t) {
-        const double* ap = a.data() + (al.empty() ? 0 : t * n * k);
-        const double* bp = b.data() + (bl.empty() ? 0 : t * k * m);
-        double* op = out.data() + t * n * m;
-        for (std::size_t i = 0; i < n; ++i)
-            for (std::size_t c = 0; c < k; ++c) {
-                const double av = ap[i * k + c];
-                for (std::size_t j = 0; j < m; ++j) op[i * m + j] += av * bp[c * m + j];
-            }
-    }
+    for (std::size_t t = 0; t < N; ++t)
+        detail::gemm_acc(out.data() + t * n * m, a.data() + (al.empty() ? 0 : t * n * k), b.data() + (bl.empty() ? 0 : t * k * m), n, k, m);
     detail::require_no_overflow("matmul: the products", out);
     return out;
 }
