@@ -63,7 +63,13 @@ export default {
           live.error = m.message;
           if (m.request === 'reset') { live.config = null; live.running = false; }
         } else live.error = null;
-        if (m.type === 'model') { live.config = m.config; live.history = m.history; live.progress = null; inspect(); }
+        if (m.type === 'model') {
+          live.config = m.config;
+          live.history = m.history;
+          live.progress = null;
+          inspect();
+          if (live.startWhenReady) { live.startWhenReady = false; live.running = true; send({ type: 'start' }); }
+        }
         if (m.type === 'progress') {
           live.progress = m;
           if (m.history) live.history = m.history;
@@ -144,7 +150,6 @@ export default {
         return live;
       },
       paint(r) {
-        if (live.startWhenReady && r.config) { live.startWhenReady = false; live.running = true; send({ type: 'start' }); }
         status.textContent = !worker ? t('notStarted') : !r.config ? t('loading') : '';
         startBtn.disabled = live.running;
         pauseBtn.disabled = !live.running;
