@@ -31,7 +31,7 @@ export function colour(v, { signed, max }) {
 }
 const LARGE = 400;   // cells; past this a heatmap is drawn on a canvas and its table built on demand
 
-export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, id = nextId('hm') }) {
+export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, tableUpTo = LARGE, id = nextId('hm') }) {
   let label = initialLabel;   // set(rows, {label}) can change it
   let layoutKey = null;       // what the table's structure was built for
   // compact: small cells without printed numbers (each cell still carries its value as a label)
@@ -47,6 +47,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   const small = h('div.scroll', {}, table);
   const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, labelEl, ' ', badge), small, big, note);
   let current = null;   // {rows, opts} of the last set(), for the lazy table and the pointer readout
+  const cellText = (opts, i, j, value) => opts.cellLabel?.(i, j, value) ?? t('cellValue', { label, row: i, col: j, value });
   tableHost.addEventListener('toggle', () => { if (tableHost.open && current) fillTable(current.rows, current.opts, current.scale); });
   const cellAt = (e) => {
     const r = canvas.getBoundingClientRect(), rows = current.rows;
@@ -55,7 +56,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   };
   canvas.addEventListener('mousemove', (e) => {
     const c = current && cellAt(e);
-    if (c) probe.textContent = t('cellValue', { label, row: c[0], col: c[1], value: fmt(current.rows[c[0]][c[1]], digits) });
+    if (c) probe.textContent = cellText(current.opts, c[0], c[1], fmt(current.rows[c[0]][c[1]], digits));
   });
 
   /**
@@ -83,7 +84,10 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     canvas.setAttribute('aria-label', `${label}: ${R} × ${C}. ${t('asTable')}.`);
   }
 
-  /** opts: {label, names, shape, rowMarks, rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note} */
+  /**
+   * opts: {label, names, shape, rowMarks, rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note,
+   *        corner (the header cell above the row labels), cellLabel(i, j, valueText) (a cell's label and tooltip)}
+   */
   function set(rows, opts = {}) {
     if (opts.label !== undefined && opts.label !== label) {
       label = opts.label;
@@ -95,7 +99,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     const signed = opts.signed ?? (!weights && flat.some((v) => v < 0));
     // Colour scale bound: weights use [0, 1]; other data its largest magnitude (display only).
     const max = weights ? 1 : flat.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-    const large = rows.length * rows[0].length > LARGE;
+    const large = rows.length * rows[0].length > tableUpTo;
     current = { rows, opts, scale: { signed, max } };
     small.hidden = large;
     big.hidden = !large;
@@ -121,7 +125,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
       for (let j = 0; j < rows[i].length; j++) {
         const td = tr.cells[j + 1], v = rows[i][j];
         const text = fmt(v, digits);
-        const aria = t('cellValue', { label, row: i, col: j, value: text });
+        const aria = cellText(opts, i, j, text);
         td.setAttribute('aria-label', aria);
         td.title = aria;
         if (Number.isNaN(v)) {
@@ -142,20 +146,20 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   }
 
   function fillTable(rows, opts, { signed, max }) {
-    const host = rows.length * rows[0].length > LARGE ? tableHost : small;
+    const host = rows.length * rows[0].length > tableUpTo ? tableHost : small;
     if (table.parentNode !== host) host.append(table);
-    const key = JSON.stringify([rows.length, rows[0].length, opts.rowLabels, opts.colLabels, !!opts.rowMarks, opts.rowMarksLabel,
+    const key = JSON.stringify([rows.length, rows[0].length, opts.rowLabels, opts.colLabels, !!opts.rowMarks, opts.rowMarksLabel, opts.corner,
       opts.highlightCols ? [...opts.highlightCols] : null]);
     if (key === layoutKey && table.tBodies.length) { updateCells(rows, opts, { signed, max }); return; }
     layoutKey = key;
     const colName = (j) => opts.colLabels?.[j] ?? String(j), rowName = (i) => opts.rowLabels?.[i] ?? String(i);
-    const head = h('tr', {}, h('th', { scope: 'col' }, ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
+    const head = h('tr', {}, h('th', { scope: 'col' }, opts.corner ?? ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
       opts.rowMarks ? h('th', { scope: 'col' }, opts.rowMarksLabel ?? '') : null);
     const body = rows.map((r, i) => h('tr', { class: opts.highlightRows?.has(i) ? 'hl' : null },
       h('th', { scope: 'row' }, rowName(i)),
       r.map((v, j) => {
         const text = fmt(v, digits);
-        const aria = t('cellValue', { label, row: i, col: j, value: text });
+        const aria = cellText(opts, i, j, text);
         if (Number.isNaN(v)) return h('td.nan', { 'aria-label': aria, title: aria }, 'NaN');
         const c = colour(v, { signed, max });
         return h('td', { style: `background:${c.bg};color:${c.fg}`, 'aria-label': aria, title: aria, 'data-value': String(v) }, compact ? '' : text);
