@@ -25,7 +25,7 @@ const TOP = 1500;          // characters kept in the Chinese vocabulary (before 
 const FIRST_YEAR = 1982;   // State of the Union addresses from this year on
 const SEED = 18;
 // Sentences the page shows by default: the cut must be able to read them.
-const MUST_READ = { zh: ['床前明月光，疑是地上霜。', '春风'], en: ['the people of the united states', 'the '] };
+const MUST_READ = { zh: ['床前明月光，疑是地上霜。', '春风'], en: ['the state of the union', 'the '] };
 
 const OUT = new URL('../lessons/data/', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'attention-lab-corpus-'));

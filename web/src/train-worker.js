@@ -1,8 +1,9 @@
 // Trains the character GPT off the main thread, so the page stays responsive. It receives the
 // compiled WebAssembly.Module (or its bytes) from the page and answers the requests declared in
 // train-protocol.js. While training it posts a `progress` message after each slice of about
-// 120 ms, carrying a new evaluation point every EVAL_EVERY steps (not the whole history: the page
-// keeps that, thinned, so a message costs the same after an hour as after a minute).
+// 120 ms, carrying a new evaluation point every EVAL_EVERY steps (only the new point: the page
+// keeps the history, thinned, so a message costs the same after an hour as after a minute) and
+// saying when a new sample is due (at the first evaluation, then every SAMPLE_EVERY steps).
 import { instantiateCore } from '../../wasm/js/api.js';
 import { REQUESTS, REPLIES, message, dispatcher } from './train-protocol.js';
 
@@ -37,7 +38,7 @@ function loop() {
     seconds += (performance.now() - t1) / 1000;   // evaluating is part of the time the student waits
   }
   post('progress', { step, loss: loss / steps, stepsPerSec: steps / trained, tokensPerSec: (steps * model.config.batch * model.config.T) / trained,
-    seconds, point, due: Math.floor(step / SAMPLE_EVERY) > Math.floor(startStep / SAMPLE_EVERY) });
+    seconds, point, due: (startStep < EVAL_EVERY && step >= EVAL_EVERY) || Math.floor(step / SAMPLE_EVERY) > Math.floor(startStep / SAMPLE_EVERY) });
   setTimeout(loop, 0);   // let queued requests (pause, sample, attention) in between slices
 }
 

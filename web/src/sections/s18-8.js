@@ -23,7 +23,7 @@ const CORPUS = {
 export const MODEL = { C: 48, heads: 4, layers: 2, tMax: 32, batch: 4, lr: 3e-3 };
 // What the sentence and prompt fields start with, per text (each readable by its model).
 const EXAMPLES = {
-  corpus: { zh: { probe: '床前明月光，疑是地上霜。', prompt: '春风' }, en: { probe: 'the people of the united states', prompt: 'the ' } },
+  corpus: { zh: { probe: '床前明月光，疑是地上霜。', prompt: '春风' }, en: { probe: 'the state of the union', prompt: 'the ' } },
   shipped: { probe: 'the cat sat on the mat', prompt: 'the ' },
 };
 const SAMPLE_LENGTH = 120;
@@ -32,13 +32,13 @@ const strings = {
   zh: {
     source: '训练文本', corpus: '唐诗与宋诗（约 1.7 MB，简体）', shipped: '实验室附带的短文（约 3 KB）', custom: '自己粘贴的文本',
     customLabel: '你的训练文本（至少 10 × 33 个字符，最多 4 MB）',
-    seed: '随机种子', causal: '因果遮罩（位置 t 只看 ≤ t 的位置）', start: '开始训练', pause: '暂停', reset: '重置模型（回到未训练的权重）', temp: '采样温度',
+    seed: '随机种子', causal: '因果遮罩（位置 t 只看 ≤ t 的位置）', start: '开始训练', pause: '暂停', resetModel: '重置模型（回到未训练的权重）', temp: '采样温度',
     step: '步数', time: '训练时间', trainLoss: '训练损失', valLoss: '验证损失', best: '最低验证损失', unigram: '一元熵基线', speed: '步 / 秒', tokens: '字符 / 秒',
     params: '参数个数', vocab: '字符表大小 V',
     chart: '损失曲线（nats）', steps: '训练步数', loss: '损失',
     trainSeries: '训练损失（实线）', valSeries: '验证损失（虚线）', baselineSeries: '一元熵基线（点线）',
     bestMark: '最低验证 {v}（第 {step} 步）',
-    chartWaiting: '模型建好后这里画出三条线：训练集上的损失（实线）、模型没训练过的验证文本上的损失（虚线）和只看字符频率的一元熵基线（点线）。圆圈标出验证损失最低的一点。',
+    chartWaiting: '开始训练后，这里画出三条线：训练集上的损失（实线）、模型没训练过的验证文本上的损失（虚线）和只看字符频率的一元熵基线（点线）。圆圈标出验证损失最低的一点。',
     sample: '模型续写', samplePrompt: '开头', resample: '重新采样', notStarted: '点“开始训练”。模型在后台线程里训练，页面不会卡。',
     sampleWaiting: '训练开始后，模型每隔一段时间从这个开头续写一段文字。',
     probe: '检查用的句子', attnTitle: '第 {l} 层第 {h} 个头', futureT: '比较到位置 t（改动 t 之后的字符）',
@@ -57,13 +57,13 @@ const strings = {
   en: {
     source: 'Training text', corpus: 'State of the Union addresses, 1982–2021 (about 1.3 MB)', shipped: 'the short text that ships with the lab (about 3 KB)', custom: 'your own text',
     customLabel: 'Your training text (at least 10 × 33 characters, at most 4 MB)',
-    seed: 'Random seed', causal: 'Causal mask (position t sees only positions ≤ t)', start: 'Start training', pause: 'Pause', reset: 'Reset the model (back to untrained weights)', temp: 'Sampling temperature',
+    seed: 'Random seed', causal: 'Causal mask (position t sees only positions ≤ t)', start: 'Start training', pause: 'Pause', resetModel: 'Reset the model (back to untrained weights)', temp: 'Sampling temperature',
     step: 'step', time: 'training time', trainLoss: 'training loss', valLoss: 'validation loss', best: 'best validation loss', unigram: 'unigram entropy baseline', speed: 'steps / s', tokens: 'characters / s',
     params: 'parameters', vocab: 'vocabulary size V',
     chart: 'Loss (nats)', steps: 'training steps', loss: 'loss',
     trainSeries: 'training loss (solid)', valSeries: 'validation loss (dashed)', baselineSeries: 'unigram baseline (dotted)',
     bestMark: 'best validation {v} (step {step})',
-    chartWaiting: 'Once the model is built, three lines appear here: the loss on the training text (solid), the loss on held-out validation text the model never trains on (dashed), and the unigram baseline of a model that knows only character frequencies (dotted). A ring marks the lowest validation loss.',
+    chartWaiting: 'When training runs, three lines appear here: the loss on the training text (solid), the loss on held-out validation text the model never trains on (dashed), and the unigram baseline of a model that knows only character frequencies (dotted). A ring marks the lowest validation loss.',
     sample: 'The model writes', samplePrompt: 'Prompt', resample: 'Sample again', notStarted: 'Press “Start training”. The model trains in a background thread; the page stays responsive.',
     sampleWaiting: 'Once training runs, the model continues this prompt every so often.',
     probe: 'Sentence to inspect', attnTitle: 'Layer {l}, head {h}', futureT: 'Compare up to position t (the characters after t change)',
@@ -248,7 +248,7 @@ export default {
     startBtn.dataset.name = 'start';
     const pauseBtn = button({ label: t('pause'), onClick: () => { live.wantRun = false; live.running = false; send('pause'); inspect(); requestSample(); ctx.refresh(); } });
     pauseBtn.dataset.name = 'pause';
-    const resetBtn = button({ label: t('reset'), onClick: () => { live.wantRun = false; ensureModel(true); ctx.refresh(); } });
+    const resetBtn = button({ label: t('resetModel'), onClick: () => { live.wantRun = false; ensureModel(true); ctx.refresh(); } });
     resetBtn.dataset.name = 'reset-model';
     const statKeys = ['step', 'time', 'trainLoss', 'valLoss', 'best', 'unigram', 'speed', 'tokens', 'params', 'vocab'];
     const statClass = { trainLoss: 'train-loss', valLoss: 'val-loss', best: 'best-loss' };

@@ -183,8 +183,9 @@ export function lineChart({ label, height = 260, id = nextId('chart') }) {
       const [ring, text] = markEls[i].children;
       const x = px(mk.x), y = py(mk.y), colour = COLOURS[(mk.series ?? 0) % COLOURS.length];
       setAttrs(ring, { cx: x, cy: y, stroke: colour });
-      // the label sits below the point, on the side with room
-      setAttrs(text, { x: x > width / 2 ? x - 10 : x + 10, y: Math.min(height - m.b - 6, y + 20), 'text-anchor': x > width / 2 ? 'end' : 'start' }).textContent = mk.label;
+      // the label sits on the side with room: left of a point in the right half, above a point in the lower half
+      const below = y < m.t + (height - m.t - m.b) / 2;
+      setAttrs(text, { x: x > width / 2 ? x - 10 : x + 10, y: below ? y + 22 : y - 12, 'text-anchor': x > width / 2 ? 'end' : 'start' }).textContent = mk.label;
     });
   }
 
