@@ -32,6 +32,15 @@ TEST_SUITE("gpt") {
         CHECK(g.passed);
         CHECK(g.max_abs_error < 1e-7);
         CHECK(g.params > 1000);
+        REQUIRE(g.inputs.size() == 16);   // one per parameter tensor, in layout order
+        CHECK(g.inputs[0].name == "wte");
+        CHECK(g.inputs[4].name == "qkvw");
+        CHECK(g.inputs[15].name == "lnfb");
+        for (const GradcheckInput& in : g.inputs) {
+            CAPTURE(in.name);
+            CHECK(in.passed);
+            CHECK(in.max_ratio < 0.1);
+        }
     }
 
     TEST_CASE("a wrong backward fails the whole-model comparison") {
