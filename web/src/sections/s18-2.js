@@ -56,7 +56,7 @@ export default {
     // the mask follows the scores' shape (new cells causal)
     { key: 'mask', type: 'mask', default: causal(3, 3), maxRows: 8, within: (st) => ({ rows: st.s.length, cols: st.s[0].length }) },
     { key: 'kind', type: 'enum', options: ['btt', 'bhtt'], default: 'btt' },
-    { key: 'dim', type: 'enum', options: [-1, 0, 1, 2, 3], default: -1 },
+    { key: 'dim', type: 'enum', options: [-1, 0, 1, 2, 3], default: -1, within: (st) => ({ options: AXES[st.kind].map((_, d) => d).concat(-1) }) },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
   ],
   build(ctx) {

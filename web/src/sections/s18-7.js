@@ -31,7 +31,7 @@ export default {
   strings,
   state: [
     { key: 'T', type: 'int', min: 2, max: 10, default: 6 },
-    { key: 't', type: 'int', min: 0, max: 8, default: 2 },
+    { key: 't', type: 'int', min: 0, max: 8, default: 2, within: (s) => ({ max: s.T - 2 }) },   // the future is t+1 .. T-1
     { key: 'causal', type: 'bool', default: true },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
     { key: 'p', type: 'number', min: 0, max: 0.9, default: 0.5 },
