@@ -1,5 +1,6 @@
-// Vite plugin: lessons/*.md become pre-rendered HTML at build time (markdown-it + KaTeX), so
-// the page ships HTML and KaTeX's CSS, not the renderers. Raw HTML in Markdown is disabled.
+// Vite plugins for the lab's content. lessons/*.md become pre-rendered HTML at build time
+// (markdown-it + KaTeX), so the page ships HTML and KaTeX's CSS, not the renderers. Raw HTML in
+// Markdown is disabled. The section list becomes the module virtual:lab-sections (below).
 //
 // A lesson file is Markdown with optional exercise blocks:
 //   ::: exercise ID        the exercise's prompt
@@ -10,8 +11,12 @@
 //   :::                    end of the block
 // The first line is the title: `# 18.1 ...`. The module exports
 // {title, html, exercises: {ID: {prompt, hint, solution, wrong: {MID: html}}}}.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import MarkdownIt from 'markdown-it';
 import katex from '@vscode/markdown-it-katex';
+import { SECTIONS, lessonPath } from './src/sections/index.js';
+import { LANGS } from './src/i18n.js';
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(katex.default ?? katex, {
   throwOnError: true,
@@ -54,6 +59,33 @@ export default function lessonsPlugin() {
     transform(code, id) {
       if (!id.endsWith('.md') || !id.includes('/lessons/')) return null;
       return { code: `export default ${JSON.stringify(renderLesson(code, id))};`, map: null };
+    },
+  };
+}
+
+// `virtual:lab-sections`: the sections of web/src/sections/index.js, in order, each with its
+// controller and its lessons: [{id, prefix, module, controller, lessons: {zh, en}}]. A listed file
+// that does not exist fails the build, naming it.
+export function labSections() {
+  const ID = 'virtual:lab-sections', RESOLVED = `\0${ID}`;
+  const root = fileURLToPath(new URL('../', import.meta.url));
+  return {
+    name: 'attention-lab-sections',
+    resolveId: (id) => (id === ID ? RESOLVED : null),
+    load(id) {
+      if (id !== RESOLVED) return null;
+      const imports = [];
+      const file = (path, name) => {
+        if (!existsSync(root + path)) this.error(`web/src/sections/index.js lists ${path}, which does not exist`);
+        imports.push(`import ${name} from ${JSON.stringify(root + path)};`);
+        return name;
+      };
+      const entries = SECTIONS.map((s, i) => {
+        const controller = s.module ? file(`web/src/sections/${s.module}`, `c${i}`) : 'null';
+        const lessons = LANGS.map((lang) => `${lang}: ${file(lessonPath(lang, s.id), `l${i}${lang}`)}`);
+        return `{ ...${JSON.stringify(s)}, controller: ${controller}, lessons: { ${lessons.join(', ')} } }`;
+      });
+      return `${imports.join('\n')}\nexport default [\n${entries.join(',\n')}\n];\n`;
     },
   };
 }

@@ -24,7 +24,7 @@ const BAD_CELLS = ['', '   ', 'abc', 'NaN', 'nan', 'Infinity', '-Infinity', '1e9
   '<script>alert(1)</script>', '"><img src=x onerror=window.__pwned=1>', '𝟙', '１', `${'9'.repeat(400)}`];
 
 // section, matrix editor, a result heatmap that must not change
-const EDITORS = [['18.1', 'x0', 'y0'], ['18.2', 'scores', 'before'], ['18.3', 'x', 'y'], ['18.3', 'wq', 'q'], ['18.4', 'logits', null], ['18.5', 'x', 'attnPx']];
+const EDITORS = [['18.1', 'x', 'y0'], ['18.2', 's', 'before'], ['18.3', 'x', 'y'], ['18.3', 'wq', 'q'], ['18.4', 'logits', null], ['18.5', 'x', 'attnPx']];
 // section, whole-number field, a result heatmap that must not change
 const INTEGERS = [['18.4', 'T', 'w-head'], ['18.5', 'tmax', 'attnPx'], ['18.6', 'tout', 'w0'], ['18.6', 'tin', 'w0'], ['18.7', 'T', 'probe'], ['18.7', 't', 'probe']];
 
