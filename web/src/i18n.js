@@ -33,6 +33,7 @@ export const shared = {
     cellValue: '{label}：第 {row} 行第 {col} 列 = {value}',
     embedSource: '来自注意力实验室',
     intRange: '请输入 {min} 到 {max} 之间的整数。',
+    seed: '随机种子', causal: '因果遮罩', rowSum: '行和', T: '序列长度 T', heads: '头数',
   },
   en: {
     title: 'Attention Lab',
@@ -63,6 +64,7 @@ export const shared = {
     cellValue: '{label}: row {row}, column {col} = {value}',
     embedSource: 'From Attention Lab',
     intRange: 'Enter a whole number from {min} to {max}.',
+    seed: 'Random seed', causal: 'Causal mask', rowSum: 'row sum', T: 'Length T', heads: 'Heads',
   },
 };
 

@@ -4,7 +4,7 @@
 import TrainWorker from '../train-worker.js?worker&inline';
 import { heatmap } from '../widgets/heatmap.js';
 import { lineChart } from '../widgets/chart.js';
-import { choice, integer, slider, readout, button } from '../widgets/controls.js';
+import { choice, readout, button } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { matrixAt } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
@@ -36,7 +36,7 @@ const strings = {
 const MODEL = { C: 48, heads: 4, layers: 2, tMax: 32, batch: 8, lr: 3e-3 };
 
 export default {
-  id: '18.8', prefix: 's8', strings,
+  strings,
   state: [
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
     { key: 'source', type: 'enum', options: ['shipped', 'custom'], default: 'shipped' },
@@ -102,7 +102,7 @@ export default {
     const area = h('textarea.custom-text', { rows: 5, 'aria-label': t('customLabel'), 'data-name': 'customText',
       oninput: () => { customText = area.value; } });
     const areaWrap = h('label.control.textarea', {}, t('customLabel'), area);
-    const seed = integer({ t, name: 'seed', label: t('seed'), min: 0, max: 9999, onChange: (v) => { ctx.set({ seed: v }); if (worker) reset(); } });
+    const seed = ctx.integer('seed', { onChange: (v) => { ctx.set({ seed: v }); if (worker) reset(); } });
     const startBtn = button({ label: t('start'), onClick: () => {
       if (!worker) { startWorker(); live.startWhenReady = true; ctx.refresh(); return; }
       if (!live.config) { reset(); live.startWhenReady = true; return; }
@@ -115,14 +115,14 @@ export default {
     resetBtn.dataset.name = 'reset-model';
     const stats = readout({ name: 'stats' });
     const chart = lineChart({ label: t('chart') });
-    const temp = slider({ name: 'temp', label: t('temp'), min: 0.1, max: 2, step: 0.1, format: (v) => v.toFixed(1), onChange: (v) => { ctx.set({ temp: v }); requestSample(); } });
+    const temp = ctx.slider('temp', { step: 0.1, format: (v) => v.toFixed(1), onChange: (v) => { ctx.set({ temp: v }); requestSample(); } });
     const prompt = h('input', { type: 'text', maxlength: 32, 'data-name': 'prompt', 'aria-label': t('samplePrompt'),
       oninput: () => { ctx.set({ prompt: prompt.value.replace(/[\u0000-\u001f]/g, '') }); } });
     const resample = button({ label: t('resample'), onClick: () => requestSample() });
     const sampleOut = h('pre.sample', { 'aria-live': 'polite', 'data-name': 'sample' });
     const probe = h('input', { type: 'text', maxlength: 32, 'data-name': 'probe', 'aria-label': t('probe'),
       oninput: () => { ctx.set({ probe: probe.value.replace(/[\u0000-\u001f]/g, '') }); inspect(); } });
-    const tField = integer({ t, name: 't', label: t('futureT'), min: 0, max: 30, onChange: (v) => { ctx.set({ t: v }); inspect(); } });
+    const tField = ctx.integer('t', { label: t('futureT'), onChange: (v) => { ctx.set({ t: v }); inspect(); } });
     const maps = h('div.attn-maps');
     const future = heatmap({ t, name: 'future', label: t('future'), names: ['T'], digits: 3 });
     const futureOut = readout({ name: 'future' });
@@ -138,11 +138,8 @@ export default {
       sync(s) {
         source.set(s.source);
         areaWrap.hidden = s.source !== 'custom';
-        seed.set(s.seed);
-        temp.set(s.temp);
         if (prompt.value !== s.prompt) prompt.value = s.prompt;
         if (probe.value !== s.probe) probe.value = s.probe;
-        tField.set(s.t);
       },
       // Everything shown here was computed by the core in the worker; this only passes it on.
       compute() {
