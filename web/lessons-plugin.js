@@ -6,8 +6,11 @@
 //   ::: exercise ID        the exercise's prompt
 //   ::: hint               a hint
 //   ::: solution           the worked answer
+//   ::: wrong MID          optional, any number: the diagnosis shown when the answer matches the
+//                          exercise's misconception MID (web/src/exercises.js computes its value)
 //   :::                    end of the block
-// The first line is the title: `# 18.1 ...`. The module exports {title, html, exercises: {ID: {prompt, hint, solution}}}.
+// The first line is the title: `# 18.1 ...`. The module exports
+// {title, html, exercises: {ID: {prompt, hint, solution, wrong: {MID: html}}}}.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import MarkdownIt from 'markdown-it';
@@ -25,17 +28,26 @@ export function renderLesson(source, file = 'lesson') {
   if (!head) throw new Error(`${file}: the first line must be the title, '# ...'`);
   const body = source.slice(head[0].length).replace(/^::: exercise ([\w.-]+)\n([\s\S]*?)^:::\s*$/gm, (_, id, block) => {
     const parts = { prompt: '', hint: '', solution: '' };
-    let current = 'prompt';
+    const wrong = {};
+    let append = (line) => { parts.prompt += line; };
     for (const line of block.split('\n')) {
-      const m = /^::: (hint|solution)\s*$/.exec(line);
-      if (m) current = m[1];
-      else parts[current] += line + '\n';
+      const m = /^::: (hint|solution)\s*$/.exec(line), w = /^::: wrong ([\w-]+)\s*$/.exec(line);
+      if (m) append = (l) => { parts[m[1]] += l; };
+      else if (w) {
+        if (Object.hasOwn(wrong, w[1])) throw new Error(`${file}: exercise ${id} repeats wrong ${w[1]}`);
+        wrong[w[1]] = '';
+        append = (l) => { wrong[w[1]] += l; };
+      } else append(line + '\n');
     }
     for (const key of Object.keys(parts)) {
       if (!parts[key].trim()) throw new Error(`${file}: exercise ${id} has no ${key}`);
       parts[key] = md.render(parts[key]);
     }
-    exercises[id] = parts;
+    for (const key of Object.keys(wrong)) {
+      if (!wrong[key].trim()) throw new Error(`${file}: exercise ${id} has an empty wrong ${key}`);
+      wrong[key] = md.render(wrong[key]);
+    }
+    exercises[id] = { ...parts, wrong };
     return '';
   });
   return { title: head[1].trim(), html: md.render(body), exercises };

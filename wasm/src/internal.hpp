@@ -142,7 +142,8 @@ struct RowLayout {
 };
 inline RowLayout dense(std::size_t T, std::size_t d) { return {1, T * d, 0, d}; }
 
-// q, k, v and out as laid out by their RowLayouts (q and out share one); scores/weights: (N, Tq, Tk).
+// q, k, v and out as laid out by their RowLayouts; scores and weights: (N, Tq, Tk). scores may be
+// null (the GPT keeps only the weights): then the masked scores are not computed at all.
 void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
                          std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
                          double scale, bool causal, double* scores, double* weights, double* out,

@@ -21,14 +21,15 @@ void sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
         const double* vn = v + lv.base(n);
         double* on = out + lo.base(n);
         for (std::size_t i = 0; i < Tq; ++i) {
-            double* srow = scores + (n * Tq + i) * Tk;
             double* wrow = weights + (n * Tq + i) * Tk;
+            double* srow = scores ? scores + (n * Tq + i) * Tk : wrow;   // no scores kept: work in the weights' row
             double* orow = on + i * lo.row;
-            // S = Q K^T * scale   (Tq, d) x (d, Tk) -> (Tq, Tk)
-            for (std::size_t j = 0; j < Tk; ++j) srow[j] = dot2(qn + i * lq.row, kn + j * lk.row, d) * scale;
+            const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
+            // S = Q K^T * scale   (Tq, d) x (d, Tk) -> (Tq, Tk); the masked ones only when kept
+            const std::size_t computed = scores ? Tk : visible;
+            for (std::size_t j = 0; j < computed; ++j) srow[j] = dot2(qn + i * lq.row, kn + j * lk.row, d) * scale;
             // A = softmax(S + M): the mask is -inf before the softmax, so the future gets
             // exactly zero weight and the visible entries still sum to 1. j <= i keeps j = 0.
-            const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
             double mx = srow[0];
             for (std::size_t j = 1; j < visible; ++j) mx = std::max(mx, srow[j]);
             double sum = 0.0;

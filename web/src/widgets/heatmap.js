@@ -160,7 +160,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     layoutKey = key;
     const colName = (j) => opts.colLabels?.[j] ?? String(j), rowName = (i) => opts.rowLabels?.[i] ?? String(i);
     const head = h('tr', {}, h('th', { scope: 'col', class: axes ? 'corner' : null }, axes ? 't \\ j' : ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
-      opts.rowMarks ? h('th', { scope: 'col' }, opts.rowMarksLabel ?? '') : null);
+      opts.rowMarks ? h('th.rowmark', { scope: 'col' }, opts.rowMarksLabel ?? '') : null);
     const body = rows.map((r, i) => h('tr', { class: opts.highlightRows?.has(i) ? 'hl' : null },
       h('th', { scope: 'row' }, rowName(i)),
       r.map((v, j) => {
