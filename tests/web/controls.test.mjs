@@ -3,23 +3,12 @@
 // never leaves the section with an error. The only errors a student can reach are the ones a
 // lesson teaches with (a wrong shape in 18.3, rows past T_max in 18.5), and those come from
 // editing a matrix, not from picking an offered value.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage } from './harness.mjs';
+import { builtLab, sec, fig } from './harness.mjs';
 import { SECTIONS } from '../../web/src/sections/index.js';
 
-const DIST = new URL('../../dist/', import.meta.url).pathname;
-let server, chrome;
-before(async () => { server = await serve(DIST); chrome = await launch(); });
-after(async () => { await chrome?.close(); server?.close(); });
-
-const sec = (page, id) => page.locator(`.lab-section[data-section="${id}"]`);
-const fig = (page, id, name) => sec(page, id).locator(`[data-name="${name}"]`);
-async function open(query = '?lang=en') {
-  const r = await openPage(chrome.browser, server.url + query);
-  await r.page.waitForSelector('.lab-section[data-section="18.7"], body.embed .lab-section', { timeout: 15000 });
-  return r;
-}
+const { open } = builtLab();
 const errorText = async (page, id) => ((await sec(page, id).locator('.status.error').count()) ? sec(page, id).locator('.status.error').textContent() : null);
 
 // 18.8 trains a model in a worker; its controls belong to another test file

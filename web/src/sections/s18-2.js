@@ -61,20 +61,20 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const scores = ctx.editor('s', { names: ['T', 'T'] });
+    const scores = ctx.editor('s', { names: ['T', 'T'], axes: 'self' });
     const mask = ctx.editor('mask');
     const presets = h('div.controls', {},
       button({ label: t('causal'), onClick: () => ctx.set({ mask: causal(ctx.state.s.length, ctx.state.s[0].length) }) }),
       button({ label: t('none'), onClick: () => ctx.set({ mask: ctx.state.s.map((r) => r.map(() => 1)) }) }));
-    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true });
-    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true });
+    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true, axes: 'self' });
+    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true, axes: 'self' });
     const nanNote = h('p.note.nan-note', { role: 'note' });
     const kind = ctx.choice('kind', { onChange: (v) => ctx.set({ kind: v, dim: -1 }) });
     const seed = ctx.integer('seed');
     const dims = dimSelector({ label: t('dimTitle'), onChange: (v) => ctx.set({ dim: v }) });
     const explain = h('p.note.dim-explain', { role: 'status' });
     const slices = h('div.slices');
-    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true }));
+    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true, axes: 'self' }));
     slices.append(...sliceMaps.map((m) => m.el));
     const sums = heatmap({ t, name: 'sums', label: '', names: null, digits: 6 });
     ctx.lab.append(

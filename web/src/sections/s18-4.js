@@ -54,7 +54,7 @@ export default {
     const causal = ctx.toggle('causal');
     const seed = ctx.integer('seed');
     const hsLine = h('p.shape-line');
-    const maps = SCALES.map((sc) => heatmap({ t, name: `w-${sc}`, label: t(`${sc}_scale`), names: ['T', 'T'], weights: true }));
+    const maps = SCALES.map((sc) => heatmap({ t, name: `w-${sc}`, label: t(`${sc}_scale`), names: ['B', 'H', 'T', 'T'], weights: true, axes: 'self' }));
     const chart = lineChart({ label: t('chart') });
     const logits = ctx.editor('logits');
     const factor = ctx.slider('factor', { step: 0.5, format: (v) => `× ${v}` });
@@ -94,7 +94,7 @@ export default {
         if (headChanged || runsChanged) r.runs.forEach((run, i) => {
           const ent = matrixAt(run.stats.entropy, 0)[s.head], mx = matrixAt(run.stats.maxWeight, 0)[s.head];
           maps[i].set(matrixAt(run.weights, 0, s.head), {
-            shape: [1, s.heads, s.T, s.T], names: ['B', 'H', 'T', 'T'],
+            shape: [1, s.heads, s.T, s.T],
             rowMarks: Object.fromEntries(ent.map((e, j) => [j, `${fmt(e, 2)} / ${fmt(mx[j], 2)}`])), rowMarksLabel: t('stats'),
           });
         });

@@ -47,9 +47,9 @@ export default {
     const training = ctx.toggle('training');
     const ref = readout({ className: 'ref', name: 'ref' });
     const gc = readout({ className: 'gradcheck', name: 'gradcheck' });
-    const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'D'], digits: 3 });
+    const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'C'], digits: 3 });
     const probeOut = readout({ className: 'probe', name: 'probe' });
-    const drop = heatmap({ t, name: 'drop', label: t('drop'), names: ['B', 'T', 'T'] });
+    const drop = heatmap({ t, name: 'drop', label: t('drop'), names: ['B', 'T', 'T'], axes: 'self' });
     const dropNote = h('p.note');
     ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el),
       h('div.row', {}, h('div.stack', {}, h('h4', {}, t('ref')), ref.el), h('div.stack', {}, h('h4', {}, t('gc')), gc.el)),
