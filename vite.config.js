@@ -3,7 +3,7 @@
 // which scripts/build-web.sh copies to dist/attention-lab.html.
 import { defineConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
-import lessonsPlugin, { katexWoff2Only } from './web/lessons-plugin.js';
+import lessonsPlugin, { labSections, katexWoff2Only } from './web/lessons-plugin.js';
 
 export default defineConfig(({ mode }) => {
   const single = mode === 'single';
@@ -11,7 +11,7 @@ export default defineConfig(({ mode }) => {
     root: 'web',
     base: './',
     publicDir: false,
-    plugins: [lessonsPlugin(), katexWoff2Only(), ...(single ? [viteSingleFile({ removeViteModuleLoader: true })] : [])],
+    plugins: [lessonsPlugin(), labSections(), katexWoff2Only(), ...(single ? [viteSingleFile({ removeViteModuleLoader: true })] : [])],
     build: {
       outDir: single ? '../build/single' : '../dist',
       emptyOutDir: true,

@@ -31,8 +31,12 @@ export const shared = {
     on: '开', off: '关',
     nan: 'NaN',
     cellValue: '{label}：第 {row} 行第 {col} 列 = {value}',
+    cellAxes: '{label}：接收 t = {row}，来源 j = {col}：{value}',
+    axesSelf: '行 t 接收（查询）· 列 j 给出（键，来源）',
+    axesCross: '行 t：输出侧的接收位置（查询，共 T_out 个）· 列 j：编码器侧的来源位置（键，共 T_in 个）',
     embedSource: '来自注意力实验室',
     intRange: '请输入 {min} 到 {max} 之间的整数。',
+    seed: '随机种子', causal: '因果遮罩', rowSum: '行和', T: '序列长度 T', heads: '头数',
   },
   en: {
     title: 'Attention Lab',
@@ -61,8 +65,12 @@ export const shared = {
     on: 'on', off: 'off',
     nan: 'NaN',
     cellValue: '{label}: row {row}, column {col} = {value}',
+    cellAxes: '{label}: receiver t = {row}, source j = {col}: {value}',
+    axesSelf: 'row t receives (query) · column j gives (key, the source)',
+    axesCross: 'row t: a receiving position on the output side (query, T_out of them) · column j: a source position on the encoder side (key, T_in of them)',
     embedSource: 'From Attention Lab',
     intRange: 'Enter a whole number from {min} to {max}.',
+    seed: 'Random seed', causal: 'Causal mask', rowSum: 'row sum', T: 'Length T', heads: 'Heads',
   },
 };
 

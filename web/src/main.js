@@ -1,4 +1,4 @@
-// The lab page: header (title, language, contents), the seven sections and the exercises, each
+// The lab page: header (title, language, contents) and the sections of sections/index.js, each
 // mounted from its controller. State lives in the URL (see state.js); `?embed=18.3` shows one
 // section alone, sized for an iframe, and tells the parent page its height.
 import 'katex/dist/katex.min.css';
@@ -9,20 +9,8 @@ import { LANGS, makeT } from './i18n.js';
 import { readSection, writeSection } from './state.js';
 import { mountSection, anchorId } from './section.js';
 import { exercises } from './exercises.js';
-import s181 from './sections/s18-1.js';
-import s182 from './sections/s18-2.js';
-import s183 from './sections/s18-3.js';
-import s184 from './sections/s18-4.js';
-import s185 from './sections/s18-5.js';
-import s186 from './sections/s18-6.js';
-import s187 from './sections/s18-7.js';
-import s188 from './sections/s18-8.js';
-import sEx from './sections/exercises.js';
+import SECTIONS from 'virtual:lab-sections';   // sections/index.js with controllers and lessons
 import trainText from '../../lessons/data/train.txt?raw';
-
-const SECTIONS = [s181, s182, s183, s184, s185, s186, s187, s188, sEx];
-const lessonFiles = import.meta.glob('../../lessons/*/*.md', { eager: true, import: 'default' });
-const lessonFor = (lang, id) => lessonFiles[`../../lessons/${lang}/${id}.md`];
 
 const app = document.getElementById('app');
 const params = new URLSearchParams(location.search);
@@ -57,7 +45,7 @@ function header() {
 
 function toc() {
   return h('nav.toc', { 'aria-label': t('contents') }, h('h2', {}, t('contents')), h('ol', {},
-    SECTIONS.map((s) => h('li', {}, h('a', { href: `#${anchorId(s.id)}` }, lessonFor(lang, s.id).title)))));
+    SECTIONS.map((s) => h('li', {}, h('a', { href: `#${anchorId(s.id)}` }, s.lessons[lang].title)))));
 }
 
 async function main() {
@@ -77,13 +65,14 @@ async function main() {
   }
   loading.remove();
   for (const spec of embedded ? [embedded] : SECTIONS) {
-    const { state, rejected } = readSection(spec.prefix, spec.state, params);
+    const schema = spec.controller?.state ?? [];
+    const { state, rejected } = readSection(spec.prefix, schema, params);
     notices.push(...rejected);
     const section = mountSection(spec, {
       core, coreModule, lang, state, resources: { trainText },
-      lesson: lessonFor(lang, spec.id),
+      lesson: spec.lessons[lang],
       exercises: exercises.filter((e) => e.section === spec.id),
-      onState(next) { writeSection(spec.prefix, spec.state, next, params); writeUrl(); },
+      onState(next) { writeSection(spec.prefix, schema, next, params); writeUrl(); },
     });
     main.append(section.el);
   }

@@ -1,52 +1,45 @@
 // 18.1 Averaging the past as a matrix product: Y = A X with A (T, T) broadcast over the batch.
-import { matrixEditor } from '../widgets/matrix-editor.js';
 import { heatmap } from '../widgets/heatmap.js';
-import { toggle, readout } from '../widgets/controls.js';
+import { readout } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr, shapeText } from '../format.js';
 
 const strings = {
   zh: {
-    normalize: '每行归一化（平均），关掉则为下三角全 1（累加）',
+    norm: '每行归一化（平均），关掉则为下三角全 1（累加）',
     batch: '批大小 B = 2（同一个 A 广播给两条序列）',
-    x0: '序列 0 的 X', x1: '序列 1 的 X',
+    x: '序列 0 的 X', x2: '序列 1 的 X',
     A: '权重矩阵 A', y0: '序列 0 的 Y = A X', y1: '序列 1 的 Y = A X', loop: '循环版：out[t] = X[0..t] 的均值',
-    rowSum: '行和',
     maxDiff: '循环版与矩阵版的最大差异', notAverage: '未归一化时 Y 是累加，不是平均，不与循环版比较',
     xShape: 'X 的形状', yShape: 'Y 的形状',
   },
   en: {
-    normalize: 'Normalize each row (an average); off: plain lower-triangular ones (running sums)',
+    norm: 'Normalize each row (an average); off: plain lower-triangular ones (running sums)',
     batch: 'Batch B = 2 (one A broadcast over both sequences)',
-    x0: 'X of sequence 0', x1: 'X of sequence 1',
+    x: 'X of sequence 0', x2: 'X of sequence 1',
     A: 'Weight matrix A', y0: 'Y = A X, sequence 0', y1: 'Y = A X, sequence 1', loop: 'Loop: out[t] = mean of X[0..t]',
-    rowSum: 'row sum',
     maxDiff: 'Max difference, loop vs matrix', notAverage: 'Without normalizing, Y is a running sum, not an average: no loop comparison',
     xShape: 'shape of X', yShape: 'shape of Y',
   },
 };
 
-/** x2 follows x's shape (cropped or padded with zeros) so the batch is always rectangular. */
-const fit = (x2, x) => x.map((r, i) => r.map((_, j) => x2[i]?.[j] ?? 0));
-
 export default {
-  id: '18.1', prefix: 's1', strings,
+  strings,
   state: [
     { key: 'x', type: 'matrix', default: [[2, 0], [0, 4], [4, 2]], maxRows: 10, maxCols: 6 },
-    { key: 'x2', type: 'matrix', default: [[1, 3], [5, -1], [0, 2]], maxRows: 10, maxCols: 6 },
+    // the second sequence follows x's shape (cropped or padded with zeros): the batch is rectangular
+    { key: 'x2', type: 'matrix', default: [[1, 3], [5, -1], [0, 2]], maxRows: 10, maxCols: 6, within: (s) => ({ rows: s.x.length, cols: s.x[0].length }) },
     { key: 'norm', type: 'bool', default: true },
     { key: 'batch', type: 'bool', default: false },
   ],
   build(ctx) {
     const { t } = ctx;
-    const x0 = matrixEditor({ t, name: 'x0', label: t('x0'), names: ['T', 'C'], maxRows: 10, maxCols: 6,
-      onChange: (v) => ctx.set({ x: v, x2: fit(ctx.state.x2, v) }) });
-    const x1 = matrixEditor({ t, name: 'x1', label: t('x1'), names: ['T', 'C'], resizeRows: false, resizeCols: false,
-      onChange: (v) => ctx.set({ x2: v }) });
-    const norm = toggle({ name: 'norm', label: t('normalize'), onChange: (v) => ctx.set({ norm: v }) });
-    const batch = toggle({ name: 'batch', label: t('batch'), onChange: (v) => ctx.set({ batch: v }) });
-    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true });
+    const x0 = ctx.editor('x', { names: ['T', 'C'] });
+    const x1 = ctx.editor('x2', { names: ['T', 'C'] });
+    const norm = ctx.toggle('norm');
+    const batch = ctx.toggle('batch');
+    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true, axes: 'self' });
     const y0 = heatmap({ t, name: 'y0', label: t('y0'), names: ['T', 'C'] });
     const y1 = heatmap({ t, name: 'y1', label: t('y1'), names: ['T', 'C'] });
     const loop = heatmap({ t, name: 'loop', label: t('loop'), names: ['T', 'C'] });
@@ -59,14 +52,10 @@ export default {
       h('div.compare', {}, loop.el, out.el));
     return {
       sync(s) {
-        x0.set(s.x);
-        x1.set(fit(s.x2, s.x));
         x1.el.hidden = y1.el.hidden = !s.batch;
-        norm.set(s.norm);
-        batch.set(s.batch);
       },
       compute(s, core) {
-        const X = tensor(s.batch ? [s.x, fit(s.x2, s.x)] : [s.x]);   // (B, T, C)
+        const X = tensor(s.batch ? [s.x, s.x2] : [s.x]);             // (B, T, C)
         const A = core.averagingMatrix(s.x.length, { normalize: s.norm });
         const Y = core.matmul(A, X);                                 // (T, T) x (B, T, C) -> (B, T, C)
         const loop = core.causalAverage(X, { method: 'loop' });

@@ -1,9 +1,7 @@
 // 18.2 Masked softmax: the mask before vs after the softmax, NaN for a row with nothing allowed,
 // and which axis a softmax normalizes on (B, T, T) and (B, H, T, T) tensors.
-import { matrixEditor } from '../widgets/matrix-editor.js';
-import { maskEditor } from '../widgets/mask-editor.js';
 import { heatmap } from '../widgets/heatmap.js';
-import { choice, button, integer } from '../widgets/controls.js';
+import { button } from '../widgets/controls.js';
 import { dimSelector } from '../widgets/dim-selector.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
@@ -11,11 +9,11 @@ import { fmt } from '../format.js';
 
 const strings = {
   zh: {
-    scores: '分数 S', mask: '遮罩（1 = 允许，0 = 遮住）', causal: '因果遮罩', none: '不遮', before: '先遮罩再 softmax（正确做法）',
-    after: '先 softmax 再把遮住的位置清零', rowSum: '行和',
+    s: '分数 S', mask: '遮罩（1 = 允许，0 = 遮住）', none: '不遮', before: '先遮罩再 softmax（正确做法）',
+    after: '先 softmax 再把遮住的位置清零',
     nanRows: '第 {rows} 行没有任何允许的位置：先填 −∞ 再做 softmax 时，分母是 0 个 e^s 之和，得到 NaN；先 softmax 再清零时，这一行全为 0。',
     afterNote: '先 softmax 再清零：被清零的权重原本也占了分母，所以剩下的行和小于 1。',
-    dimTitle: 'softmax 沿哪一维？', tensorKind: '张量', btt: '(B, T, T)', bhtt: '(B, H, T, T)', seed: '随机种子',
+    dimTitle: 'softmax 沿哪一维？', kind: '张量', btt: '(B, T, T)', bhtt: '(B, H, T, T)',
     sumsAlong: '沿 dim {dim} 求和（每个都是 1）',
     slice: '{axis} = {i} 的切片',
     dimLabel: 'dim {d}：{name}',
@@ -29,11 +27,11 @@ const strings = {
     explain_bhtt_3: '沿来源位置（最后一维）归一化：每一行和为 1，正确。',
   },
   en: {
-    scores: 'Scores S', mask: 'Mask (1 = allowed, 0 = masked)', causal: 'Causal mask', none: 'No mask', before: 'Mask, then softmax (the right way)',
-    after: 'Softmax, then zero the masked entries', rowSum: 'row sum',
+    s: 'Scores S', mask: 'Mask (1 = allowed, 0 = masked)', none: 'No mask', before: 'Mask, then softmax (the right way)',
+    after: 'Softmax, then zero the masked entries',
     nanRows: 'Row {rows} has no allowed position: with −∞ filled in before the softmax the denominator is a sum of no terms, so the row is NaN; zeroing after the softmax leaves the row all 0.',
     afterNote: 'Softmax first, then zeroing: the zeroed weights also took part in the denominator, so what remains sums to less than 1.',
-    dimTitle: 'Along which dim does the softmax normalize?', tensorKind: 'Tensor', btt: '(B, T, T)', bhtt: '(B, H, T, T)', seed: 'Random seed',
+    dimTitle: 'Along which dim does the softmax normalize?', kind: 'Tensor', btt: '(B, T, T)', bhtt: '(B, H, T, T)',
     sumsAlong: 'Sums along dim {dim} (each is 1)',
     slice: 'slice {axis} = {i}',
     dimLabel: 'dim {d}: {name}',
@@ -49,36 +47,34 @@ const strings = {
 };
 
 const causal = (T, Tk) => Array.from({ length: T }, (_, i) => Array.from({ length: Tk }, (_, j) => (j <= i ? 1 : 0)));
-const fitMask = (m, s) => s.map((r, i) => r.map((_, j) => m[i]?.[j] ?? (j <= i ? 1 : 0)));
 const AXES = { btt: ['axB', 'axTq', 'axTk'], bhtt: ['axB', 'axH', 'axTq', 'axTk'] };
 
 export default {
-  id: '18.2', prefix: 's2', strings,
+  strings,
   state: [
     { key: 's', type: 'matrix', default: [[1, 2, 0], [0.5, 1, 3], [2, 0, 1]], maxRows: 8, maxCols: 8 },
-    { key: 'mask', type: 'mask', default: causal(3, 3), maxRows: 8 },
+    // the mask follows the scores' shape (new cells causal)
+    { key: 'mask', type: 'mask', default: causal(3, 3), maxRows: 8, within: (st) => ({ rows: st.s.length, cols: st.s[0].length }) },
     { key: 'kind', type: 'enum', options: ['btt', 'bhtt'], default: 'btt' },
-    { key: 'dim', type: 'enum', options: [-1, 0, 1, 2, 3], default: -1 },
+    { key: 'dim', type: 'enum', options: [-1, 0, 1, 2, 3], default: -1, within: (st) => ({ options: AXES[st.kind].map((_, d) => d).concat(-1) }) },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
   ],
   build(ctx) {
     const { t } = ctx;
-    const scores = matrixEditor({ t, name: 'scores', label: t('scores'), names: ['T', 'T'], maxRows: 8, maxCols: 8,
-      onChange: (v) => ctx.set({ s: v, mask: fitMask(ctx.state.mask, v) }) });
-    const mask = maskEditor({ t, name: 'mask', label: t('mask'), onChange: (v) => ctx.set({ mask: v }) });
+    const scores = ctx.editor('s', { names: ['T', 'T'], axes: 'self' });
+    const mask = ctx.editor('mask');
     const presets = h('div.controls', {},
       button({ label: t('causal'), onClick: () => ctx.set({ mask: causal(ctx.state.s.length, ctx.state.s[0].length) }) }),
       button({ label: t('none'), onClick: () => ctx.set({ mask: ctx.state.s.map((r) => r.map(() => 1)) }) }));
-    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true });
-    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true });
+    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true, axes: 'self' });
+    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true, axes: 'self' });
     const nanNote = h('p.note.nan-note', { role: 'note' });
-    const kind = choice({ name: 'kind', label: t('tensorKind'), options: [{ value: 'btt', label: t('btt') }, { value: 'bhtt', label: t('bhtt') }],
-      onChange: (v) => ctx.set({ kind: v, dim: -1 }) });
-    const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
+    const kind = ctx.choice('kind', { onChange: (v) => ctx.set({ kind: v, dim: -1 }) });
+    const seed = ctx.integer('seed');
     const dims = dimSelector({ label: t('dimTitle'), onChange: (v) => ctx.set({ dim: v }) });
     const explain = h('p.note.dim-explain', { role: 'status' });
     const slices = h('div.slices');
-    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true }));
+    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true, axes: 'self' }));
     slices.append(...sliceMaps.map((m) => m.el));
     const sums = heatmap({ t, name: 'sums', label: '', names: null, digits: 6 });
     ctx.lab.append(
@@ -90,17 +86,12 @@ export default {
       dims.el, explain, slices, sums.el);
     return {
       sync(s) {
-        scores.set(s.s);
-        mask.set(fitMask(s.mask, s.s));
-        kind.set(s.kind);
-        seed.set(s.seed);
         const axes = AXES[s.kind];
         dims.set([...axes.map((a, d) => ({ value: d, label: t('dimLabel', { d, name: t(a) }) })), { value: -1, label: t('dimLabel', { d: -1, name: t('axTk') }) }], s.dim);
       },
       compute(s, core) {
         const S = tensor(s.s);
-        const m = fitMask(s.mask, s.s);
-        const maskT = { shape: [m.length, m[0].length], data: Uint8Array.from(m.flat()) };
+        const maskT = { shape: [s.mask.length, s.mask[0].length], data: Uint8Array.from(s.mask.flat()) };
         const before = core.softmax(S, { mask: maskT, maskOrder: 'before' });
         const after = core.softmax(S, { mask: maskT, maskOrder: 'after' });
         const demo = core.randn(s.kind === 'btt' ? [2, 3, 3] : [1, 2, 3, 3], s.seed);

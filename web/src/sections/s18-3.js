@@ -1,24 +1,22 @@
 // 18.3 Q, K, V: three projections of the same X, scores S = Q K^T / sqrt(d), weights, output.
 // Weights are stored in math layout (C, d); the editors can show them as nn.Linear stores them (d, C).
-import { matrixEditor } from '../widgets/matrix-editor.js';
 import { heatmap } from '../widgets/heatmap.js';
-import { choice, toggle } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { tensor, toNested, matrixAt } from '../tensors.js';
 
 const strings = {
   zh: {
     x: '输入 X', layout: '权重的显示方式', math: '数学布局 (C, d)：Q = X W', linear: 'nn.Linear 存储布局 (d, C)：Q = X Wᵀ',
-    causal: '因果遮罩', S: '分数 S = Q Kᵀ / √d（遮罩前）', A: '权重 A = softmax(S + M)', Y: '输出 Y = A V',
+    S: '分数 S = Q Kᵀ / √d（遮罩前）', A: '权重 A = softmax(S + M)', Y: '输出 Y = A V',
   },
   en: {
     x: 'Input X', layout: 'Show the weights in', math: 'math layout (C, d): Q = X W', linear: 'nn.Linear storage (d, C): Q = X Wᵀ',
-    causal: 'Causal mask', S: 'Scores S = Q Kᵀ / √d (before the mask)', A: 'Weights A = softmax(S + M)', Y: 'Output Y = A V',
+    S: 'Scores S = Q Kᵀ / √d (before the mask)', A: 'Weights A = softmax(S + M)', Y: 'Output Y = A V',
   },
 };
 
 export default {
-  id: '18.3', prefix: 's3', strings,
+  strings,
   state: [
     { key: 'x', type: 'matrix', default: [[2, 0], [0, 4], [4, 2]], maxRows: 64, maxCols: 6 },
     { key: 'wq', type: 'matrix', default: [[0.3, 0.1], [0, 0.3]], maxRows: 6, maxCols: 6 },
@@ -29,20 +27,21 @@ export default {
   ],
   build(ctx) {
     const { t, core } = ctx;
-    const x = matrixEditor({ t, name: 'x', label: t('x'), names: ['T', 'C'], maxRows: 64, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
+    const x = ctx.editor('x', { names: ['T', 'C'] });
     // In linear layout the editors hold (d, C); the state always holds the math layout (C, d).
-    const weight = (key, name) => matrixEditor({ t, name: key, label: name, names: ['C', 'd'], maxRows: 6, maxCols: 6,
+    // Showing (d, C) is a transpose, done by the core like every other number on the page.
+    const weight = (key, label) => ctx.editor(key, { label, names: ['C', 'd'],
+      view: (s) => (s.layout === 'linear' ? { value: toNested(core.mathWeightToLinear(tensor(s[key]))), names: ['d', 'C'] } : null),
       onChange: (v) => ctx.set({ [key]: ctx.state.layout === 'linear' ? toNested(core.linearWeightToMath(tensor(v))) : v }) });
     const w = { wq: weight('wq', 'W_Q'), wk: weight('wk', 'W_K'), wv: weight('wv', 'W_V') };
-    const layout = choice({ name: 'layout', label: t('layout'), options: [{ value: 'math', label: t('math') }, { value: 'linear', label: t('linear') }],
-      onChange: (v) => ctx.set({ layout: v }) });
-    const causal = toggle({ name: 'causal', label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
+    const layout = ctx.choice('layout');
+    const causal = ctx.toggle('causal');
     const maps = {
       q: heatmap({ t, name: 'q', label: 'Q = X W_Q', names: ['B', 'T', 'd'] }),
       k: heatmap({ t, name: 'k', label: 'K = X W_K', names: ['B', 'T', 'd'] }),
       v: heatmap({ t, name: 'v', label: 'V = X W_V', names: ['B', 'T', 'd'] }),
-      s: heatmap({ t, name: 's', label: t('S'), names: ['B', 'T', 'T'] }),
-      a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true }),
+      s: heatmap({ t, name: 's', label: t('S'), names: ['B', 'T', 'T'], axes: 'self' }),
+      a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true, axes: 'self' }),
       y: heatmap({ t, name: 'y', label: t('Y'), names: ['B', 'T', 'd'] }),
     };
     ctx.lab.append(
@@ -51,16 +50,6 @@ export default {
       h('div.row', {}, maps.q.el, maps.k.el, maps.v.el),
       h('div.row', {}, maps.s.el, maps.a.el, maps.y.el));
     return {
-      sync(s) {
-        x.set(s.x);
-        for (const key of ['wq', 'wk', 'wv']) {
-          // showing (d, C) is a transpose, done by the core like every other number on the page
-          if (s.layout === 'linear') w[key].set(toNested(core.mathWeightToLinear(tensor(s[key]))), { names: ['d', 'C'] });
-          else w[key].set(s[key]);
-        }
-        layout.set(s.layout);
-        causal.set(s.causal);
-      },
       compute(s, c) {
         return c.multiHeadAttention(tensor([s.x]), { wq: tensor(s.wq), wk: tensor(s.wk), wv: tensor(s.wv), heads: 1, causal: s.causal });
       },

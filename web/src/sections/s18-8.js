@@ -7,7 +7,7 @@ import { REQUESTS, REPLIES, message, dispatcher } from '../train-protocol.js';
 import { LossHistory } from '../loss-history.js';
 import { heatmap } from '../widgets/heatmap.js';
 import { lineChart } from '../widgets/chart.js';
-import { choice, integer, slider, toggle, button } from '../widgets/controls.js';
+import { button } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { matrixAt } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
@@ -42,7 +42,7 @@ const strings = {
     sample: '模型续写', samplePrompt: '开头', resample: '重新采样', notStarted: '点“开始训练”。模型在后台线程里训练，页面不会卡。',
     sampleWaiting: '训练开始后，模型每隔一段时间从这个开头续写一段文字。',
     probe: '检查用的句子', attnTitle: '第 {l} 层第 {h} 个头', futureT: '比较到位置 t（改动 t 之后的字符）',
-    attnAxes: '注意力图：行是接收信息的位置 t（查询），列是被看的位置 j（键）；每行加起来等于 1。把鼠标停在格子上可以看到数值。',
+    attnAxes: '注意力图：两条轴上都是句子里的字；每行加起来等于 1。把鼠标停在格子上，可以看到哪个字看哪个字、权重多少。',
     attends: '“{a}”看“{b}”：{v}',
     future: '改动未来字符后，每个位置 logits 的最大变化', prefix: '前缀 (≤ t) 最大变化', exact: '严格为 0：完整的两层模型也看不到未来。',
     leak: '前缀变了：没有遮罩，未来的字符漏进了前面位置的输出。',
@@ -67,7 +67,7 @@ const strings = {
     sample: 'The model writes', samplePrompt: 'Prompt', resample: 'Sample again', notStarted: 'Press “Start training”. The model trains in a background thread; the page stays responsive.',
     sampleWaiting: 'Once training runs, the model continues this prompt every so often.',
     probe: 'Sentence to inspect', attnTitle: 'Layer {l}, head {h}', futureT: 'Compare up to position t (the characters after t change)',
-    attnAxes: 'Attention maps: rows are the receiving positions t (queries), columns the positions j they read from (keys); each row sums to 1. Hover a cell to read its weight.',
+    attnAxes: 'Attention maps, with the sentence on both axes; each row sums to 1. Hover a cell to read which character attends to which, and how much.',
     attends: "'{a}' attends to '{b}': {v}",
     future: 'Largest change of the logits at each position after changing the future characters', prefix: 'max change in the prefix (≤ t)', exact: 'Exactly 0: the whole two-layer model cannot see the future either.',
     leak: 'The prefix moved: without the mask, future characters leak into earlier outputs.',
@@ -99,7 +99,7 @@ export function readable(text, vocab) {
 }
 
 export default {
-  id: '18.8', prefix: 's8', strings,
+  strings,
   state: [
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
     { key: 'source', type: 'enum', options: ['corpus', 'shipped', 'custom'], default: 'corpus' },
@@ -231,13 +231,12 @@ export default {
       send('future', { text: p.text, t: p.t, seed: 1 });
     }
 
-    const source = choice({ name: 'source', label: t('source'), options: ['corpus', 'shipped', 'custom'].map((v) => ({ value: v, label: t(v) })),
-      onChange: (v) => ctx.set({ source: v }) });
+    const source = ctx.choice('source');
     const area = h('textarea.custom-text', { rows: 5, 'aria-label': t('customLabel'), 'data-name': 'customText',
       oninput: () => { customText = area.value; } });
     const areaWrap = h('label.control.textarea', {}, t('customLabel'), area);
-    const seed = integer({ t, name: 'seed', label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
-    const causal = toggle({ name: 'causal', label: t('causal'), onChange: (v) => { ctx.set({ causal: v }); ensureModel(); } });
+    const seed = ctx.integer('seed');
+    const causal = ctx.toggle('causal', { onChange: (v) => { ctx.set({ causal: v }); ensureModel(); } });
     const startBtn = button({ label: t('start'), onClick: () => {
       live.wantRun = true;
       const stale = !live.config || (ctx.state.source === 'custom' && customText !== builtCustom);
@@ -256,7 +255,7 @@ export default {
     const stats = h('dl.readout.train-stats', { 'data-name': 'stats' }, statKeys.flatMap((k) => [h('dt', {}, t(k)), statValues[k]]));
     const chart = lineChart({ label: t('chart') });
     const notes = h('p.note.train-note', { 'data-name': 'train-note' });
-    const temp = slider({ name: 'temp', label: t('temp'), min: 0.1, max: 2, step: 0.1, format: (v) => v.toFixed(1), onChange: (v) => { ctx.set({ temp: v }); requestSample(); } });
+    const temp = ctx.slider('temp', { step: 0.1, format: (v) => v.toFixed(1), onChange: (v) => { ctx.set({ temp: v }); requestSample(); } });
     const prompt = h('input', { type: 'text', maxlength: 32, 'data-name': 'prompt', 'aria-label': t('samplePrompt'),
       oninput: () => { ctx.set({ prompt: prompt.value.replace(/[\u0000-\u001f]/g, '') }); } });
     const resample = button({ label: t('resample'), onClick: () => requestSample() });
@@ -264,7 +263,7 @@ export default {
     const probe = h('input', { type: 'text', maxlength: 32, 'data-name': 'probe', 'aria-label': t('probe'),
       oninput: () => { ctx.set({ probe: probe.value.replace(/[\u0000-\u001f]/g, '') }); inspect(); } });
     const probeNote = h('p.note.probe-note', { 'data-name': 'probe-note', 'aria-live': 'polite' });
-    const tField = integer({ t, name: 't', label: t('futureT'), min: 0, max: 30, onChange: (v) => { ctx.set({ t: v }); inspect(); } });
+    const tField = ctx.integer('t', { label: t('futureT'), onChange: (v) => { ctx.set({ t: v }); inspect(); } });
     const future = heatmap({ t, name: 'future', label: t('future'), names: ['T'], digits: 3 });
     const futureOut = h('dl.readout', { 'data-name': 'future' });
     const verdict = h('p.verdict', { 'data-name': 'verdict' });
@@ -314,15 +313,10 @@ export default {
       sync(s) {
         // the text, seed or mask changed (a control, or the section's reset): rebuild the model
         if (live.ready && keyOf(s) !== modelKey && s.source !== 'custom') queueMicrotask(() => ensureModel());
-        source.set(s.source);
         areaWrap.hidden = s.source !== 'custom';
-        seed.set(s.seed);
-        causal.set(s.causal);
-        temp.set(s.temp);
         const shownPrompt = s.prompt || example('prompt'), shownProbe = s.probe || example('probe');
         if (prompt.value !== shownPrompt && document.activeElement !== prompt) prompt.value = shownPrompt;
         if (probe.value !== shownProbe && document.activeElement !== probe) probe.value = shownProbe;
-        tField.set(s.t);
       },
       // Everything shown here was computed by the core in the worker; this only passes it on.
       compute() {
@@ -376,11 +370,11 @@ export default {
           keys.add(key);
           if (!mapWidgets.has(key)) {
             const w = heatmap({ t, name: `attn-${key}`, label: t('attnTitle', { l, h: hd }), names: ['T', 'T'], weights: true, digits: 3, compact: true,
-              tableUpTo: MODEL.tMax * MODEL.tMax });
+              axes: 'self', tableUpTo: MODEL.tMax * MODEL.tMax });
             mapWidgets.set(key, w);
             maps.append(w.el);
           }
-          mapWidgets.get(key).set(matrixAt(m, hd), { rowLabels: chars, colLabels: chars, corner: 't＼j',
+          mapWidgets.get(key).set(matrixAt(m, hd), { rowLabels: chars, colLabels: chars,
             cellLabel: (i, j, v) => t('attends', { a: chars[i], b: chars[j], v }) });
         }
       });

@@ -16,14 +16,24 @@ export function choice({ label, options, onChange, name, id = nextId('ch') }) {
   return { el, set: (v) => inputs.forEach((inp, i) => { inp.checked = options[i].value === v; }) };
 }
 
-export function select({ label, options, onChange, name, id = nextId('sel') }) {
-  const sel = h('select', { id, 'data-name': name, onchange: () => onChange(options[sel.selectedIndex].value) },
-    options.map((o) => h('option', { value: String(o.value) }, o.label)));
+/** A drop-down; set(value, options) rebuilds the options [{value, label}] when they change. */
+export function select({ label, options = [], onChange, name, id = nextId('sel') }) {
+  let current = options, key = null;
+  const sel = h('select', { id, 'data-name': name, onchange: () => onChange(current[sel.selectedIndex].value) });
   const el = h('label.control.select', { for: id }, label, ' ', sel);
-  return { el, set: (v) => { sel.selectedIndex = Math.max(0, options.findIndex((o) => o.value === v)); } };
+  function set(v, next = current) {
+    if (JSON.stringify(next) !== key) {
+      key = JSON.stringify(next);
+      current = next;
+      sel.replaceChildren(...current.map((o) => h('option', { value: String(o.value) }, o.label)));
+    }
+    sel.selectedIndex = Math.max(0, current.findIndex((o) => o.value === v));
+  }
+  return { el, set };
 }
 
-/** Whole numbers in [min, max]; anything else is marked and not reported. */
+/** Whole numbers in [min, max]; anything else is marked and not reported. set(v, {min, max, label})
+ * moves the bounds with the state (and renames the field). */
 export function integer({ t, label, min, max, onChange, name, id = nextId('int') }) {
   const msg = h('span.cell-error', { role: 'alert', hidden: true, id: `${id}-err` });
   const input = h('input', { type: 'number', id, min, max, step: 1, inputmode: 'numeric', 'data-name': name,
@@ -41,8 +51,19 @@ export function integer({ t, label, min, max, onChange, name, id = nextId('int')
       msg.hidden = true;
       onChange(v);
     } });
-  const el = h('label.control.integer', { for: id }, label, ' ', input, ' ', msg);
-  return { el, set: (v) => { if (Number(input.value) !== v || input.value === '') input.value = String(v); input.removeAttribute('aria-invalid'); msg.hidden = true; } };
+  const labelEl = h('span', {}, label);
+  const el = h('label.control.integer', { for: id }, labelEl, ' ', input, ' ', msg);
+  function set(v, limits = {}) {
+    if (limits.label !== undefined) labelEl.textContent = limits.label;
+    min = limits.min ?? min;
+    max = limits.max ?? max;
+    input.min = String(min);
+    input.max = String(max);
+    if (Number(input.value) !== v || input.value === '') input.value = String(v);
+    input.removeAttribute('aria-invalid');
+    msg.hidden = true;
+  }
+  return { el, set };
 }
 
 export function slider({ label, min, max, step, onChange, name, format = String, id = nextId('sl') }) {
