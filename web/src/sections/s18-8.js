@@ -294,7 +294,8 @@ export default {
       chart.set({ xLabel: t('steps'), yLabel: t('loss'), tableLabel: t('table'), yZero: false, series: [
         { name: t('trainSeries'), points: series('train'), dash: 'solid' },
         { name: t('valSeries'), points: series('val'), dash: 'dashed' },
-      ], hlines: [{ name: t('baselineSeries'), y: config.unigramEntropy, dash: 'dotted' }], marks: history.count > 1 ? [{ x: best.step, y: best.val, series: 1, label: t('bestMark', { v: fmt(best.val, 3), step: best.step }) }] : [] });
+      ], hlines: [{ name: t('baselineSeries'), y: config.unigramEntropy, dash: 'dotted' }],
+      marks: history.count > 1 ? [{ x: best.step, y: best.val, series: 1, label: t('bestMark', { v: fmt(best.val, 3), step: best.step }) }] : [] });
       chart.note(history.count > 1 ? null : t('chartWaiting'));
     }
 
