@@ -70,7 +70,7 @@ test('18.8 on the default corpus (zh): after one minute the validation loss is b
   const [bestVal, bestStep] = best.match(/[\d.]+/g);
   assert.ok(Math.abs(Number(mark.match(/[\d.]+/)[0]) - Number(bestVal)) <= 6e-4 && mark.includes(`第 ${bestStep} 步`), `mark "${mark}" vs best ${best}`);
   // the page stayed responsive while training: typing in another section recomputes at once
-  await page.locator('.lab-section[data-section="18.1"] [data-name="x0"] input').first().fill('5');
+  await page.locator('.lab-section[data-section="18.1"] [data-name="x"] input').first().fill('5');
   assert.equal((await heatmapValues(page.locator('.lab-section[data-section="18.1"] [data-name="y0"]')))[0][0], 5);
   await s8.locator('[data-name="pause"]').click();
   await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="sample"]`)?.textContent.length > 60, S8, { timeout: 20000 });
