@@ -111,11 +111,11 @@ test('every section renders in Chinese and computes its defaults; console errors
 test('one edit per section recomputes, checked against numbers computed here', async () => {
   const { page, errors } = await open('?lang=en');
   // 18.1: X[1][1] = 10 -> Y is the running average of the new X
-  await type(page, cell('18.1', 'x0', 1, 1), '10');
+  await type(page, cell('18.1', 'x', 1, 1), '10');
   const x1 = X1.map((r) => [...r]); x1[1][1] = 10;
   nearAll(await settle(() => heatmap(page, fig('18.1', 'y0')), within(avg(x1), 1e-15)), avg(x1), 1e-15, '18.1 after edit');
   // 18.2: S[1][2] = -1 -> both mask orders follow
-  await type(page, cell('18.2', 'scores', 1, 2), '-1');
+  await type(page, cell('18.2', 's', 1, 2), '-1');
   const s2 = S2.map((r) => [...r]); s2[1][2] = -1;
   const want2 = softmax2(s2);
   const [before2, after2] = await settle(() => heatmaps(page, [fig('18.2', 'before'), fig('18.2', 'after')]), ([b]) => within(want2.before, 1e-15)(b));
@@ -170,10 +170,10 @@ test('one edit per section recomputes, checked against numbers computed here', a
 test('a bad cell is marked and explained, and the last good result stays; so is a bad whole number', async () => {
   const { page, errors } = await open('?lang=en');
   const kept = await heatmap(page, fig('18.1', 'y0'));
-  const bad = cell('18.1', 'x0', 2, 1);
+  const bad = cell('18.1', 'x', 2, 1);
   await type(page, bad, 'abc');
   assert.equal(await settle(() => page.$eval(bad, (e) => e.getAttribute('aria-invalid')), (v) => v === 'true'), 'true');
-  const msg = await page.$eval(`${fig('18.1', 'x0')} [role="alert"]`, (e) => ({ text: e.textContent, shown: !e.hidden && e.offsetParent !== null }));
+  const msg = await page.$eval(`${fig('18.1', 'x')} [role="alert"]`, (e) => ({ text: e.textContent, shown: !e.hidden && e.offsetParent !== null }));
   assert.ok(msg.shown, 'the message is visible');
   assert.match(msg.text, /“abc” is not a number/);
   assert.match(msg.text, /Row 3, column 2/);
@@ -249,8 +249,9 @@ async function train(page, steps, loss = null) {
 }
 
 test('18.8: the GPT trains for a few seconds in a worker and its future check reads exactly 0', async () => {
-  const { page, errors } = await open('?lang=en');
-  // 27 characters: the untrained model's loss is about ln 27 = 3.30 nats; a few dozen Adam steps take it under 2.8
+  // the lab's short text (27 characters: the untrained model's loss is about ln 27 = 3.30 nats; a few
+  // dozen Adam steps take it under 2.8), not the default corpus, so that a few seconds suffice
+  const { page, errors } = await open(`?lang=en&s8.source=shipped&s8.probe=${encodeURIComponent('the cat sat on the mat')}`);
   await train(page, 40, Math.log(27) - 0.5);
   const change = (await heatmap(page, fig('18.8', 'future')))[0];
   assert.equal(change.length, 'the cat sat on the mat'.length);
@@ -268,7 +269,7 @@ test('the single-file build works from file://, trains, and fetches nothing from
   await page.goto(`${pathToFileURL(`${DIST}attention-lab.html`).href}?lang=en`);
   await page.waitForSelector(sec('18.7'), { timeout: 20000 });
   nearAll(await heatmap(page, fig('18.1', 'y0')), [[2, 0], [1, 2], [2, 2]], 2.3e-16, 'defaults');
-  await type(page, cell('18.1', 'x0', 0, 0), '4');
+  await type(page, cell('18.1', 'x', 0, 0), '4');
   const x1 = X1.map((r) => [...r]); x1[0][0] = 4;
   nearAll(await settle(() => heatmap(page, fig('18.1', 'y0')), within(avg(x1), 1e-15)), avg(x1), 1e-15, 'after an edit');
   assert.ok((await page.$$('.katex')).length > 20);
