@@ -139,8 +139,7 @@ for (const lang of ['zh', 'en']) {
     assert.deepEqual(problems, []);
   });
 
-  // The charts are the gpt-page workstream's (issue 10 item 12): marked todo until that fix is merged.
-  test(`chart text is at least 11 px at 390 px and in a 700 px iframe (${lang})`, { todo: 'depends on the chart fix of issue 10 item 12' }, async () => {
+  test(`chart text is at least 11 px at 390 px and in a 700 px iframe (${lang})`, async () => {
     const problems = [];
     const page = await phone(lang);
     for (const id of SECTIONS) problems.push(...(await check(page, id, smallChartText)).map((p) => `390 px ${id}: ${p}`));
