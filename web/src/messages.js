@@ -108,7 +108,7 @@ export const errorTables = {
       work_limit: '{value} {quantity} are more than the limit of {limit}.',
       gradcheck_size: 'gradcheck perturbs every input number one at a time; there are {elements}, more than its limit of {limit}.',
       text_too_large: '{arg} has {length} bytes, more than the limit of {limit}.',
-      text_too_short: '{arg} has only {length} characters: with the context length T_max = {tMax} it needs at least {min}.',
+      text_too_short: '{arg} has only {length} characters, too short for the context length T_max = {tMax}: it needs at least {min}.',
       text_length: '{arg} must have {min} to {max} characters; it has {length}.',
       vocab_size: '{arg} has {vocab} distinct characters; a vocabulary needs {min} to {max}.',
       bad_utf8: '{arg} is not valid UTF-8 text at byte {byte}.',
