@@ -40,7 +40,7 @@ test('all sections load in Chinese by default, with lessons and no console error
     assert.equal(await sec(page, id).locator('.lab').count(), module ? 1 : 0, `${id}: a lab only with a controller`);
   }
   assert.equal(await page.locator('.katex').count() > 20, true, 'math rendered by KaTeX');
-  assert.equal(await page.locator('.status.error').count(), 0);
+  assert.equal(await page.locator('.lab-section.has-error').count(), 0);
   assert.equal(await page.locator('nav.toc a').count(), SECTIONS.length);
   assert.equal(await page.locator('[data-exercise="ex-18.2-after"] label.answer-box').textContent(), '第 1 行的和 ', 'exercise labels in Chinese');
   assert.equal(await page.locator('[data-exercise="ex-18.2-after"] button[type="submit"]').textContent(), '检查');
@@ -197,11 +197,12 @@ test('18.5: shuffling is equivariant without positions or mask, not with them; T
   const kept = await heatmapValues(fig(page, '18.5', 'attnPx'));
   const tmax = fig(page, '18.5', 'tmax');
   await tmax.fill('3');   // T = 4 rows > T_max = 3
-  const status = sec(page, '18.5').locator('.status.error');
-  assert.match(await status.textContent(), /T = 4 is past the learned table's tMax = 3/);
+  const message = page.locator(`#${await tmax.getAttribute('aria-describedby')}`);
+  assert.match(await message.textContent(), /T = 4 positions, but the learned position table has only T_max = 3 rows/);
   nearAll(await heatmapValues(fig(page, '18.5', 'attnPx')), kept, 0, 'the last good result stays');
   await tmax.fill('6');
-  assert.equal(await status.count(), 0);
+  assert.equal(await message.isVisible(), false);
+  assert.equal(await sec(page, '18.5').getAttribute('class'), 'lab-section');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -354,7 +355,7 @@ for (const { id } of SECTIONS) {
       const { page, errors } = await openPage(chrome.browser, `${server.url}?embed=${id}&lang=${lang}`);
       await page.waitForSelector('.lab-section');
       assert.equal(await page.locator('.lab-section').count(), 1);
-      assert.equal(await page.locator('.status.error').count(), 0);
+      assert.equal(await page.locator('.lab-section.has-error').count(), 0);
       assert.deepEqual(errors, []);
       await page.close();
     }

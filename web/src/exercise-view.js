@@ -6,7 +6,7 @@ import { parseAnswer } from './answer.js';
 import { check } from './exercises.js';
 import { fmt } from './format.js';
 
-const strings = {
+export const strings = {
   zh: {
     answerHelp: '可以填数字或简单算式：1/4、0.25、−1/3、√2/2 或 sqrt(2)/2、2^−3、e^2、ln 2、π/4。',
     answerEmpty: '“{label}”还是空的：请填入答案。',

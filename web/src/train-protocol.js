@@ -27,7 +27,8 @@ export const REPLIES = {
   sample: ['text', 'step'],
   attention: ['text', 'maps', 'step'],
   future: ['text', 't', 'result', 'step'],
-  error: ['request', 'message'],
+  // a failed request; code and params are the core's (messages.js renders them), null for other errors
+  error: ['request', 'message', 'code', 'params'],
 };
 
 function checked(table, m) {

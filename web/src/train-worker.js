@@ -81,13 +81,13 @@ const handle = dispatcher(REQUESTS, {
 });
 
 // A message that could not be deserialized (e.g. a WebAssembly.Module sent across origins).
-onmessageerror = () => post('error', { request: 'init', message: 'the training worker could not receive the WebAssembly core' });
+onmessageerror = () => post('error', { request: 'init', message: 'the training worker could not receive the WebAssembly core', code: null, params: null });
 
 onmessage = async ({ data }) => {
   try {
     await handle(data);
   } catch (e) {
     if (data?.type === 'reset') running = false;
-    post('error', { request: String(data?.type).slice(0, 40), message: e.message });
+    post('error', { request: String(data?.type).slice(0, 40), message: e.message, code: e.code ?? null, params: e.params ?? null });
   }
 };

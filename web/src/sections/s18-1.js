@@ -33,6 +33,7 @@ export default {
     { key: 'norm', type: 'bool', default: true },
     { key: 'batch', type: 'bool', default: false },
   ],
+  errors: { overflow: ['x', 'x2'] },
   build(ctx) {
     const { t } = ctx;
     const x0 = ctx.editor('x', { names: ['T', 'C'] });

@@ -59,6 +59,7 @@ export default {
     { key: 'dim', type: 'enum', options: [-1, 0, 1, 2, 3], default: -1, within: (st) => ({ options: AXES[st.kind].map((_, d) => d).concat(-1) }) },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
   ],
+  errors: { x: 's', overflow: 's' },
   build(ctx) {
     const { t } = ctx;
     const scores = ctx.editor('s', { names: ['T', 'T'], axes: 'self' });

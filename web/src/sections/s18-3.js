@@ -25,6 +25,7 @@ export default {
     { key: 'layout', type: 'enum', options: ['math', 'linear'], default: 'math' },
     { key: 'causal', type: 'bool', default: true },
   ],
+  errors: { x: 'x', 'opts.wq': 'wq', 'opts.wk': 'wk', 'opts.wv': 'wv', overflow: ['x', 'wq', 'wk', 'wv'] },
   build(ctx) {
     const { t, core } = ctx;
     const x = ctx.editor('x', { names: ['T', 'C'] });

@@ -45,6 +45,7 @@ export default {
     { key: 'logits', type: 'vector', minCols: 2, maxCols: 10, default: [0.1, -0.2, 0.3, -0.2, 0.5] },
     { key: 'factor', type: 'number', min: 0.5, max: 16, default: 8 },
   ],
+  errors: { logits: 'logits', overflow: ['logits', 'factor'] },
   build(ctx) {
     const { t } = ctx;
     const T = ctx.integer('T');

@@ -33,6 +33,7 @@ export default {
     { key: 'tmax', type: 'int', min: 1, max: 32, default: 6 },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 3 },
   ],
+  errors: { x: 'x', position_past_table: ['tmax', 'x'], overflow: 'x' },
   build(ctx) {
     const { t } = ctx;
     const x = ctx.editor('x', { names: ['T', 'C'] });

@@ -39,7 +39,7 @@ const strings = {
     trainSeries: '训练损失（实线）', valSeries: '验证损失（虚线）', baselineSeries: '一元熵基线（点线）',
     bestMark: '最低验证 {v}（第 {step} 步）',
     chartWaiting: '开始训练后，这里画出三条线：训练集上的损失（实线）、模型没训练过的验证文本上的损失（虚线）和只看字符频率的一元熵基线（点线）。圆圈标出验证损失最低的一点。',
-    sample: '模型续写', samplePrompt: '开头', resample: '重新采样', notStarted: '点“开始训练”。模型在后台线程里训练，页面不会卡。',
+    sample: '模型续写', samplePrompt: '开头', resample: '重新采样', notStarted: '点“开始训练”。模型在后台线程里训练，页面不会卡。', workerFailed: '训练线程没能启动：{message}',
     sampleWaiting: '训练开始后，模型每隔一段时间从这个开头续写一段文字。',
     probe: '检查用的句子', attnTitle: '第 {l} 层第 {h} 个头', futureT: '比较到位置 t（改动 t 之后的字符）',
     attnAxes: '注意力图：两条轴上都是句子里的字；每行加起来等于 1。把鼠标停在格子上，可以看到哪个字看哪个字、权重多少。',
@@ -64,7 +64,7 @@ const strings = {
     trainSeries: 'training loss (solid)', valSeries: 'validation loss (dashed)', baselineSeries: 'unigram baseline (dotted)',
     bestMark: 'best validation {v} (step {step})',
     chartWaiting: 'When training runs, three lines appear here: the loss on the training text (solid), the loss on held-out validation text the model never trains on (dashed), and the unigram baseline of a model that knows only character frequencies (dotted). A ring marks the lowest validation loss.',
-    sample: 'The model writes', samplePrompt: 'Prompt', resample: 'Sample again', notStarted: 'Press “Start training”. The model trains in a background thread; the page stays responsive.',
+    sample: 'The model writes', samplePrompt: 'Prompt', resample: 'Sample again', notStarted: 'Press “Start training”. The model trains in a background thread; the page stays responsive.', workerFailed: 'The training thread could not start: {message}',
     sampleWaiting: 'Once training runs, the model continues this prompt every so often.',
     probe: 'Sentence to inspect', attnTitle: 'Layer {l}, head {h}', futureT: 'Compare up to position t (the characters after t change)',
     attnAxes: 'Attention maps, with the sentence on both axes; each row sums to 1. Hover a cell to read which character attends to which, and how much.',
@@ -148,7 +148,7 @@ export default {
       attention(m) { live.attention = m; live.v.attention += 1; },
       future(m) { live.future = m; live.v.future += 1; },
       error(m) {
-        live.error = m.message;
+        live.error = Object.assign(new Error(m.message), m.code ? { code: m.code, params: m.params } : {});   // rendered by messages.js
         if (m.request === 'reset') { live.pending = Math.max(0, live.pending - 1); live.config = null; live.running = false; }
       },
     });
@@ -156,7 +156,7 @@ export default {
     function startWorker() {
       if (worker) return;
       worker = new TrainWorker();
-      worker.onerror = (e) => { live.error = `the training worker failed: ${e.message || 'it could not start'}`; ctx.refresh(); };
+      worker.onerror = (e) => { live.error = new Error(t('workerFailed', { message: e.message || '' })); ctx.refresh(); };
       worker.onmessage = ({ data }) => {
         if (data.type !== 'error' && data.type !== 'progress' && data.type !== 'paused') live.error = null;
         onReply(data);
@@ -167,7 +167,7 @@ export default {
       if (self.origin !== 'null') send('init', { module: ctx.coreModule, bytes: null });
       else {
         fetch(coreUrl()).then((r) => r.arrayBuffer()).then((bytes) => worker.postMessage(message(REQUESTS, 'init', { module: null, bytes }), [bytes]))
-          .catch((e) => { live.error = e.message; ctx.refresh(); });
+          .catch((e) => { live.error = e; ctx.refresh(); });
       }
     }
 
@@ -206,7 +206,7 @@ export default {
         send('reset', { text: body, options: { ...MODEL, seed: s.seed, causal: s.causal } });
       } catch (e) {
         live.pending -= 1;
-        live.error = e.message;
+        live.error = e;
         ctx.refresh();
       }
     }
@@ -321,7 +321,7 @@ export default {
       },
       // Everything shown here was computed by the core in the worker; this only passes it on.
       compute() {
-        if (live.error) throw new Error(live.error);
+        if (live.error) throw live.error;
         return live;
       },
       paint(r, s) {
