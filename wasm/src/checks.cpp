@@ -150,10 +150,18 @@ PermutationResult permutation_check(const Tensor& x, const PermutationOptions& o
     Tensor pos = xt::zeros<double>(Shape{T, C});
     if (opts.use_positions) pos = positions(opts.position_kind, T, C, opts.pos);
     PermutationResult res;
+    // A uniformly random permutation other than the identity (which would compare attn(x) with
+    // itself and show 0 whatever the model): Fisher-Yates, drawn again while it is the identity.
+    // Rejection keeps the draw uniform over the T! - 1 others; at most 1/2 of draws are rejected
+    // (T = 2), so about two draws at worst. T = 1 has only the identity.
     res.perm.resize(T);
-    std::iota(res.perm.begin(), res.perm.end(), std::size_t(0));
     detail::Rng rng(opts.seed);
-    for (std::size_t i = T; i-- > 1;) std::swap(res.perm[i], res.perm[rng.below(i + 1)]);  // Fisher-Yates
+    for (bool identity = true; identity && T >= 2;) {
+        std::iota(res.perm.begin(), res.perm.end(), std::size_t(0));
+        for (std::size_t i = T; i-- > 1;) std::swap(res.perm[i], res.perm[rng.below(i + 1)]);  // Fisher-Yates
+        identity = std::is_sorted(res.perm.begin(), res.perm.end());
+    }
+    if (T < 2) std::iota(res.perm.begin(), res.perm.end(), std::size_t(0));
     Tensor xin = Tensor::from_shape(x.shape()), xperm = Tensor::from_shape(x.shape());
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t t = 0; t < T; ++t)
@@ -182,7 +190,7 @@ PermutationResult permutation_check(const Tensor& x, const Options& opts) {
     po.position_kind = kind == "sinusoidal" ? PositionKind::Sinusoidal : PositionKind::Learned;
     po.pos.t_max = detail::to_index("permutationCheck: option 'tMax'", r.number("tMax", 64), 1, kMaxElements);
     po.seed = detail::to_seed("permutationCheck: option 'seed'", r.number("seed", 0));
-    po.pos.seed = po.seed;
+    po.pos.seed = detail::to_seed("permutationCheck: option 'positionSeed'", r.number("positionSeed", 0));
     r.finish();
     return permutation_check(x, po);
 }
@@ -359,7 +367,7 @@ Tensor dropout(const Tensor& x, const Options& opts) {
     return dropout(x, p, training, seed);
 }
 
-DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::uint64_t seed) {
+DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::uint64_t seed, ) {
     detail::require_rank("dropoutStats: weights", w, 1, kMaxRank, "(..., Tk)");
     detail::require_finite("dropoutStats: weights", w);
     check_p("dropoutStats", p);

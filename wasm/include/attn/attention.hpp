@@ -191,8 +191,8 @@ struct PermutationOptions {
     MhaOptions mha;
     bool use_positions = false;
     PositionKind position_kind = PositionKind::Learned;
-    PositionOptions pos;
-    std::uint64_t seed = 0;   // seeds the permutation
+    PositionOptions pos;      // pos.seed seeds the learned table (option 'positionSeed')
+    std::uint64_t seed = 0;   // seeds the permutation (option 'seed'); never the identity for T >= 2
 };
 struct PermutationResult {
     double max_diff;
@@ -201,7 +201,8 @@ struct PermutationResult {
     Tensor out_of_permuted;          // attn(P x + pos) (B, T, D)
     Tensor permuted_out;             // P attn(x + pos) (B, T, D)
 };
-// max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P of the T axis.
+// max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P of the T axis, uniformly
+// random among those that are not the identity (T >= 2).
 PermutationResult permutation_check(const Tensor& x, const PermutationOptions& opts);
 PermutationResult permutation_check(const Tensor& x, const Options& opts);
 
