@@ -1,6 +1,7 @@
 // Two of the lesson's checks through the WASM core. 18.5: the permutation check never draws the
 // identity (T >= 2), so the page never compares attn(x) with itself; over many seeds at T = 2
 // and T = 3 every other permutation appears; the learned table keeps its own seed (positionSeed).
+// 18.7: dropout statistics in evaluation mode are evaluation statistics.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCore, tensor } from '../../wasm/js/index.js';
@@ -45,4 +46,15 @@ test('a new shuffle keeps the learned table; positionSeed alone chooses it', () 
   assert.deepEqual(a.perm, b.perm);
   assert.notDeepEqual(Array.from(a.permutedInput.data), Array.from(b.permutedInput.data));
   assert.throws(() => core.permutationCheck(tensor([X]), { ...w(3), positionSeed: -1 }), /positionSeed/);
+});
+
+test('dropoutStats in evaluation: one sample and the mean over 2000 are the weights\' own row sums', () => {
+  const w = core.softmax(core.randn([1, 6, 6], 3), { mask: 'causal' });
+  const sums = core.sum(w, { dim: -1 });
+  const ev = core.dropoutStats(w, { p: 0.5, samples: 2000, seed: 1, training: false });
+  assert.equal(core.maxAbsDiff(ev.sampleRowSums, sums), 0);
+  assert.ok(core.maxAbsDiff(ev.meanRowSums, sums) <= 1e-12);
+  Array.from(ev.meanRowSums.data).forEach((v) => assert.ok(Math.abs(v - 1) <= 1e-12, `${v}`));
+  const tr = core.dropoutStats(w, { p: 0.5, samples: 2000, seed: 1 });
+  assert.ok(Array.from(tr.meanRowSums.data).some((v) => Math.abs(v - 1) > 5e-3), 'training: the mean over 2000 samples is only near 1');
 });

@@ -367,7 +367,7 @@ Tensor dropout(const Tensor& x, const Options& opts) {
     return dropout(x, p, training, seed);
 }
 
-DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::uint64_t seed, ) {
+DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::uint64_t seed, bool training) {
     detail::require_rank("dropoutStats: weights", w, 1, kMaxRank, "(..., Tk)");
     detail::require_finite("dropoutStats: weights", w);
     check_p("dropoutStats", p);
@@ -381,7 +381,7 @@ DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::
     DropoutStats st{xt::zeros<double>(rs), xt::zeros<double>(rs)};
     detail::require_no_overflow("dropoutStats: the row sums of the weights", sum_along(w, -1));
     for (std::size_t k = 0; k < samples; ++k) {
-        const Tensor y = dropout(w, p, true, seed + k);
+        const Tensor y = dropout(w, p, training, seed + k);
         for (std::size_t i = 0; i < rows; ++i) {
             double sum = 0.0;
             for (std::size_t j = 0; j < n; ++j) sum += y.data()[i * n + j];
@@ -399,8 +399,9 @@ DropoutStats dropout_stats(const Tensor& w, const Options& opts) {
     const double p = r.number("p", 0.1);
     const std::size_t samples = detail::to_index("dropoutStats: option 'samples'", r.number("samples", 1000), 1, 10000000);
     const auto seed = detail::to_seed("dropoutStats: option 'seed'", r.number("seed", 0));
+    const bool training = r.boolean("training", true);
     r.finish();
-    return dropout_stats(w, p, samples, seed);
+    return dropout_stats(w, p, samples, seed, training);
 }
 
 }  // namespace attn

@@ -237,8 +237,9 @@ FutureProbeResult future_probe(const Tensor& x, const Options& opts);   // {..mh
 Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
 Tensor dropout(const Tensor& x, const Options& opts);   // {p, training, seed}
 struct DropoutStats { Tensor sample_row_sums, mean_row_sums; };
-// Row sums (over the last axis) of one dropout sample, and their mean over `samples` samples.
-DropoutStats dropout_stats(const Tensor& weights, double p, std::size_t samples, std::uint64_t seed);
-DropoutStats dropout_stats(const Tensor& weights, const Options& opts);  // {p, samples, seed}
+// Row sums (over the last axis) of one dropout sample, and their mean over `samples` samples,
+// in training mode or in evaluation (where dropout is the identity: every sample is the weights).
+DropoutStats dropout_stats(const Tensor& weights, double p, std::size_t samples, std::uint64_t seed, bool training = true);
+DropoutStats dropout_stats(const Tensor& weights, const Options& opts);  // {p, samples, seed, training}
 
 }  // namespace attn
