@@ -62,6 +62,44 @@ for (const lang of ['en', 'zh']) {
     await page.close();
   });
 
+  test(`18.7 (${lang}): in evaluation everything says evaluation and the mean row sums are 1`, async () => {
+    const { page, errors } = await open(`?lang=${lang}&embed=18.7`);
+    const drop = fig(page, '18.7', 'drop');
+    assert.match(await text(drop.locator('thead th.rowmark')), L.trainSums);
+    const trainMeans = (await drop.locator('td.rowmark').allTextContents()).map((s) => Number(s.split('·')[1]));
+    assert.ok(trainMeans.some((m) => Math.abs(m - 1) > 5e-3), `training: means ${trainMeans}`);
+    await fig(page, '18.7', 'training').uncheck();
+    assert.equal(await text(drop.locator('.tensor-label')), L.evalLabel);
+    assert.match(await text(drop.locator('thead th.rowmark')), L.evalSums);
+    for (const mark of await drop.locator('td.rowmark').allTextContents()) {
+      const [sample, mean] = mark.split('·').map(Number);
+      assert.equal(sample, 1, mark);
+      assert.equal(mean, 1, mark);
+    }
+    ref.rowSums(await heatmapValues(drop)).forEach((v) => assert.ok(Math.abs(v - 1) < 1e-14));
+    assert.match(await text(sec(page, '18.7').locator('p.note').last()), L.evalNote);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test(`18.7 (${lang}): our reference error and prefix changes beside the chapter's 2.22e−16, 0 and 5.480078`, async () => {
+    const { page, errors } = await open(`?lang=${lang}&embed=18.7`);
+    const row = (k) => fig(page, '18.7', 'chapter').locator(`tr[data-row="${k}"]`);
+    const cell = async (k, c) => text(row(k).locator(`td.${c}`));
+    assert.deepEqual([await cell('refRow', 'theirs'), await cell('maskedRow', 'theirs'), await cell('unmaskedRow', 'theirs')], ['2.22e−16', '0', '5.480078']);
+    assert.ok(ref.parseShown(await cell('refRow', 'ours')) <= 4.5e-16);
+    assert.equal(await cell('maskedRow', 'ours'), '0');
+    const unmasked = ref.parseShown(await cell('unmaskedRow', 'ours'));
+    assert.ok(unmasked > 1e-3, `without the mask the prefix moves: ${unmasked}`);
+    // the same number the probe shows once the mask is off (skipping the prediction)
+    await fig(page, '18.7', 'causal').click();   // the switch waits for a prediction: skip it
+    await fig(page, '18.7', 'predict-causal').locator('button[data-act="skip"]').click();
+    assert.equal(ref.parseShown((await readout(page, '18.7', 'probe'))[0]), unmasked);
+    assert.match(await text(sec(page, '18.7').locator('.chapter-note')), L.chapterNote);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
 }
 
 function nearTable(a, b, msg) {

@@ -237,7 +237,8 @@ test('18.7: future probe is exactly 0 with the mask and not without; gradcheck p
   await fig(page, '18.7', 't').fill('4');
   change = await probe();
   assert.ok(change.slice(0, 5).flat().every((v) => v === 0), 't = 4: prefix rows exactly 0');
-  await fig(page, '18.7', 'causal').uncheck();
+  await fig(page, '18.7', 'causal').click();   // the first switch asks for a prediction: skip it
+  await fig(page, '18.7', 'predict-causal').locator('button[data-act="skip"]').click();
   change = await probe();
   assert.ok(change.slice(0, 5).flat().some((v) => v > 1e-3), 'without the mask the prefix moves');
   assert.ok(ref.parseShown((await readout(page, '18.7', 'probe'))[0]) > 1e-3);
