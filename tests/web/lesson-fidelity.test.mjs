@@ -82,6 +82,36 @@ for (const lang of ['en', 'zh']) {
     await page.close();
   });
 
+  test(`18.2 (${lang}): a wrong dim shows sums over the sources that are not 1; the note follows the mask`, async () => {
+    const { page, errors } = await open(`?lang=${lang}&embed=18.2`);
+    const slices = async () => [await heatmapValues(fig(page, '18.2', 'slice0')), await heatmapValues(fig(page, '18.2', 'slice1'))];
+    const lastOff = () => fig(page, '18.2', 'last-off').locator('dd');
+    assert.ok(ref.parseShown(await lastOff().textContent()) < 1e-15, 'dim -1: the sources sum to 1');
+    assert.equal(await lastOff().getAttribute('class'), 'good');
+    assert.equal(await fig(page, '18.2', 'sums').isVisible(), false, 'dim -1: no second table');
+    await fig(page, '18.2', 'dim').locator('input[value="1"]').check();
+    const [a, b] = await slices();
+    const want = [ref.rowSums(a), ref.rowSums(b)];   // (B, T): per sequence, the sum over the sources
+    const shown = await heatmapValues(fig(page, '18.2', 'sums-last'));
+    assert.ok(ref.maxAbs(shown, want) < 1e-15, `${JSON.stringify(shown)} vs ${JSON.stringify(want)}`);
+    assert.ok(shown.flat().some((v) => Math.abs(v - 1) > 0.05), 'the wrong dim is visibly wrong in the numbers');
+    const off = Math.max(...shown.flat().map((v) => Math.abs(v - 1)));
+    assert.ok(Math.abs(ref.parseShown(await lastOff().textContent()) - off) <= 5e-3 * off);
+    assert.equal(await lastOff().getAttribute('class'), 'bad');
+    assert.equal(await fig(page, '18.2', 'sums').isVisible(), true, 'the sums along the chosen dim, all 1');
+    (await heatmapValues(fig(page, '18.2', 'sums'))).flat().forEach((v) => assert.ok(Math.abs(v - 1) < 1e-15));
+    // softmax-then-zero: shown after a prediction (skipped here); its note only claims a loss when something is masked
+    await sec(page, '18.2').locator('button.show-after').click();
+    await fig(page, '18.2', 'predict-after').locator('button[data-act="skip"]').click();
+    const note = fig(page, '18.2', 'after').locator('.heatmap-note');
+    assert.doesNotMatch(await text(note), L.noMask);
+    await sec(page, '18.2').getByRole('button', { name: lang === 'en' ? 'No mask' : '不遮' }).click();
+    assert.match(await text(note), L.noMask);
+    ref.rowSums(await heatmapValues(fig(page, '18.2', 'after'))).forEach((v) => assert.ok(Math.abs(v - 1) < 1e-15));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test(`18.7 (${lang}): our reference error and prefix changes beside the chapter's 2.22e−16, 0 and 5.480078`, async () => {
     const { page, errors } = await open(`?lang=${lang}&embed=18.7`);
     const row = (k) => fig(page, '18.7', 'chapter').locator(`tr[data-row="${k}"]`);
