@@ -112,6 +112,26 @@ for (const lang of ['en', 'zh']) {
     await page.close();
   });
 
+  test(`18.1 (${lang}): why the chapter's X gives 0, the non-integer X gives the chapter's 2.22e−16, the loop sums without normalizing`, async () => {
+    const { page, errors } = await open(`?lang=${lang}&embed=18.1`);
+    const note = sec(page, '18.1').locator('.diff-note');
+    assert.equal((await readout(page, '18.1', 'diff'))[0], '0');
+    assert.match(await text(note), L.zeroChapter);
+    await sec(page, '18.1').locator('.compare button').click();
+    const loop = await heatmapValues(fig(page, '18.1', 'loop')), y = await heatmapValues(fig(page, '18.1', 'y0'));
+    assert.equal(ref.maxAbs(loop, y), 2 ** -52, 'exactly the chapter\'s 2.220446049250313e-16');
+    assert.deepEqual(await readout(page, '18.1', 'diff'), ['2.22e−16', '2.22e−16']);
+    assert.match(await text(note), L.rounding);
+    // without normalizing the loop adds: out[t] = X[0] + ... + X[t]
+    await fig(page, '18.1', 'norm').uncheck();
+    const X = [[0.8, 0.2], [0.9, 0.4], [0.7, 0.1]];
+    const sums = X.map((_, t) => X[0].map((__, c) => X.slice(0, t + 1).reduce((s, r) => s + r[c], 0)));
+    assert.ok(ref.maxAbs(await heatmapValues(fig(page, '18.1', 'loop')), sums) <= 2.3e-16);
+    assert.equal(await text(fig(page, '18.1', 'loop').locator('.tensor-label')), L.loopSum);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test(`18.7 (${lang}): our reference error and prefix changes beside the chapter's 2.22e−16, 0 and 5.480078`, async () => {
     const { page, errors } = await open(`?lang=${lang}&embed=18.7`);
     const row = (k) => fig(page, '18.7', 'chapter').locator(`tr[data-row="${k}"]`);
