@@ -150,6 +150,50 @@ for (const lang of ['en', 'zh']) {
     await page.close();
   });
 
+  test(`predict first (${lang}): the change waits for a prediction or a skip, then the page says whether it held`, async () => {
+    const { page, errors } = await open(`?lang=${lang}`);
+    // 18.3: switching the mask off, predicting that A[0, 0] stays 1 (it does not)
+    const causal = fig(page, '18.3', 'causal');
+    const card = fig(page, '18.3', 'predict-causal');
+    assert.equal(await card.isVisible(), false);
+    const a0 = await heatmapValues(fig(page, '18.3', 'a'));
+    await causal.click();
+    assert.equal(await card.isVisible(), true);
+    assert.equal(await causal.isChecked(), true, 'the switch waits for the prediction');
+    assert.deepEqual(await heatmapValues(fig(page, '18.3', 'a')), a0);
+    await card.locator('input[value="0"]').check();   // "all of it: A[0, 0] = 1"
+    await card.locator('button[data-act="predict"]').click();
+    assert.equal(await causal.isChecked(), false);
+    assert.ok((await heatmapValues(fig(page, '18.3', 'a')))[0][0] < 1, 'without the mask position 0 shares its weight');
+    assert.match(await text(card.locator('.predict-message')), L.wrong);
+    await causal.check();   // asked once: the second switch acts at once
+    assert.equal(await causal.isChecked(), true);
+    assert.equal((await heatmapValues(fig(page, '18.3', 'a')))[0][0], 1);
+    // 18.4: √C instead of √hs with 4 heads flattens the head's weights
+    await sec(page, '18.4').locator('button.show-scales').click();
+    const c4 = fig(page, '18.4', 'predict-scale');
+    await c4.locator('input[value="1"]').check();   // "flatter"
+    await c4.locator('button[data-act="predict"]').click();
+    assert.equal(await fig(page, '18.4', 'w-model').isVisible(), true);
+    assert.match(await text(c4.locator('.predict-message')), L.right);
+    // 18.6: from cross-attention to the causal decoder, query 0 sees no later position
+    const c6 = fig(page, '18.6', 'predict-mode');
+    await fig(page, '18.6', 'mode').locator('input[value="causal"]').click();
+    await c6.locator('input[value="1"]').check();   // "no"
+    await c6.locator('button[data-act="predict"]').click();
+    assert.match(await text(c6.locator('.predict-message')), L.right);
+    assert.equal((await heatmapValues(fig(page, '18.6', 'w0')))[0][1], 0);
+    // 18.2: softmax-then-zero with the causal mask: rows with masked entries keep less than 1
+    await sec(page, '18.2').locator('button.show-after').click();
+    const c2 = fig(page, '18.2', 'predict-after');
+    await c2.locator('input[value="0"]').check();   // "every row still sums to 1"
+    await c2.locator('button[data-act="predict"]').click();
+    assert.match(await text(c2.locator('.predict-message')), L.wrong);
+    assert.equal(await fig(page, '18.2', 'after').isVisible(), true);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
 }
 
 function nearTable(a, b, msg) {

@@ -216,7 +216,8 @@ test('18.6: bidirectional, causal and cross-attention with T_out != T_in', async
   }
   assert.match(await sec(page, '18.6').locator('.shape-line').textContent(), /\(B, H, T_out, T_in\) = \(1, 2, 2, 4\)/);
   nearAll(await heatmapValues(fig(page, '18.6', 'mask')), [[1, 1, 1, 1], [1, 1, 1, 1]], 0, 'cross: nothing masked');
-  await fig(page, '18.6', 'mode').getByLabel(/Decoder/).check();
+  await fig(page, '18.6', 'mode').getByLabel(/Decoder/).click();   // the first switch asks for a prediction: skip it
+  await fig(page, '18.6', 'predict-mode').locator('button[data-act="skip"]').click();
   nearAll(await heatmapValues(fig(page, '18.6', 'mask')), [[1, 0], [1, 1]], 0, 'causal mask');
   const w = await heatmapValues(fig(page, '18.6', 'w0'));
   assert.equal(w[0][1], 0);
