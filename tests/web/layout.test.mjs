@@ -115,7 +115,7 @@ async function iframe(lang, id) {
     document.body.replaceChildren(f);
   }, `${server.url}?embed=${id}&lang=${lang}`);
   const frame = () => page.frames().find((f) => f.url().includes(`embed=${id}`));
-  await page.waitForFunction(() => document.querySelector('iframe').contentDocument?.querySelector('.lab-section .lab'), null, { timeout: 15000 });
+  await page.waitForFunction(() => document.querySelector('iframe').contentDocument?.querySelector('.lab-section'), null, { timeout: 15000 });
   return { page, frame: frame() };
 }
 

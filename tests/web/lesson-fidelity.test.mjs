@@ -37,6 +37,7 @@ const T = {
 
 for (const lang of ['en', 'zh']) {
   const L = T[lang];
+
   test(`18.5 (${lang}): at T = 2 no shuffle is the identity; the position table stays; the unshuffled output is shown`, async () => {
     const { page, errors } = await open(`?lang=${lang}&embed=18.5&s5.x=1,0;0,1&s5.pos=learned`);
     const s5 = sec(page, '18.5');
@@ -194,6 +195,14 @@ for (const lang of ['en', 'zh']) {
     await page.close();
   });
 
+  test(`the exercises section (${lang}) says "Exercises" once; a lab section keeps its exercises heading`, async () => {
+    const { page } = await open(`?lang=${lang}`);
+    const headings = async (id) => (await sec(page, id).locator('h2, h3').allTextContents()).filter((s) => L.exercises.test(s));
+    assert.equal((await headings('exercises')).length, 1, JSON.stringify(await headings('exercises')));
+    assert.equal(await sec(page, 'exercises').locator('.exercises > h3').count(), 0);
+    assert.equal(await sec(page, '18.1').locator('.exercises > h3').count(), 1);
+    await page.close();
+  });
 }
 
 function nearTable(a, b, msg) {
