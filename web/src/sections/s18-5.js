@@ -52,8 +52,8 @@ export default {
     const unshuffled = heatmap({ t, name: 'attnX', label: t('attnX'), names: ['B', 'T', 'D'] });
     const compared = h('p.note', {}, t('compared'));
     const px = heatmap({ t, name: 'px', label: t('px'), names: ['B', 'T', 'C'] });
-    const a = heatmap({ t, name: 'attnPx', label: t('attnPx'), names: ['B', 'T', 'D'] });
-    const b = heatmap({ t, name: 'pAttn', label: t('pAttn'), names: ['B', 'T', 'D'] });
+    const a = heatmap({ t, name: 'attnPx', label: t('attnPx'), names: ['B', 'T', 'd'] });
+    const b = heatmap({ t, name: 'pAttn', label: t('pAttn'), names: ['B', 'T', 'd'] });
     const table = heatmap({ t, name: 'table', label: t('table'), names: ['T', 'C'] });
     const out = readout({ name: 'diff' });
     ctx.lab.append(h('div.controls', {}, pos.el, causal.el, tmax.el, posSeed.el, shuffle),

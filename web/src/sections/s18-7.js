@@ -46,7 +46,7 @@ export default {
   strings,
   state: [
     { key: 'T', type: 'int', min: 2, max: 10, default: 6 },
-    { key: 't', type: 'int', min: 0, max: 8, default: 2 },
+    { key: 't', type: 'int', min: 0, max: 8, default: 2, within: (s) => ({ max: s.T - 2 }) },   // the future is t+1 .. T-1
     { key: 'causal', type: 'bool', default: true },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
     { key: 'p', type: 'number', min: 0, max: 0.9, default: 0.5 },
@@ -64,9 +64,9 @@ export default {
     const training = ctx.toggle('training');
     const ref = readout({ className: 'ref', name: 'ref' });
     const gc = readout({ className: 'gradcheck', name: 'gradcheck' });
-    const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'D'], digits: 3 });
+    const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'C'], digits: 3 });
     const probeOut = readout({ className: 'probe', name: 'probe' });
-    const drop = heatmap({ t, name: 'drop', label: t('dropTrainLabel'), names: ['B', 'T', 'T'] });
+    const drop = heatmap({ t, name: 'drop', label: t('dropTrainLabel'), names: ['B', 'T', 'T'], axes: 'self' });
     const chapterRows = h('tbody');
     const chapter = h('figure.chapter-compare', { 'data-name': 'chapter' }, h('figcaption', {}, h('span.tensor-label', {}, t('chapterTitle'))),
       h('div.scroll', {}, h('table.compare', {}, h('thead', {}, h('tr', {}, ['check', 'ours', 'theirs'].map((k) => h('th', { scope: 'col' }, t(k))))), chapterRows)));
