@@ -219,7 +219,8 @@ test('18.6: bidirectional, causal and cross-attention with T_out != T_in', async
   }
   assert.match(await sec(page, '18.6').locator('.shape-line').textContent(), /\(B, H, T_out, T_in\) = \(1, 2, 2, 4\)/);
   nearAll(await heatmapValues(fig(page, '18.6', 'mask')), [[1, 1, 1, 1], [1, 1, 1, 1]], 0, 'cross: nothing masked');
-  await fig(page, '18.6', 'mode').getByLabel(/Decoder/).check();
+  await fig(page, '18.6', 'mode').getByLabel(/Decoder/).click();   // the first switch asks for a prediction: skip it
+  await fig(page, '18.6', 'predict-mode').locator('button[data-act="skip"]').click();
   nearAll(await heatmapValues(fig(page, '18.6', 'mask')), [[1, 0], [1, 1]], 0, 'causal mask');
   const w = await heatmapValues(fig(page, '18.6', 'w0'));
   assert.equal(w[0][1], 0);
@@ -240,7 +241,8 @@ test('18.7: future probe is exactly 0 with the mask and not without; gradcheck p
   await fig(page, '18.7', 't').fill('4');
   change = await probe();
   assert.ok(change.slice(0, 5).flat().every((v) => v === 0), 't = 4: prefix rows exactly 0');
-  await fig(page, '18.7', 'causal').uncheck();
+  await fig(page, '18.7', 'causal').click();   // the first switch asks for a prediction: skip it
+  await fig(page, '18.7', 'predict-causal').locator('button[data-act="skip"]').click();
   change = await probe();
   assert.ok(change.slice(0, 5).flat().some((v) => v > 1e-3), 'without the mask the prefix moves');
   assert.ok(ref.parseShown((await readout(page, '18.7', 'probe'))[0]) > 1e-3);

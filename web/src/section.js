@@ -34,7 +34,8 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
   if (controller) mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState });
   const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources }));
-  if (ex.length) el.append(h('div.exercises', {}, h('h3', {}, t('exercises')), ex));
+  // the exercises section's own title already says "Exercises": no second heading there
+  if (ex.length) el.append(h('div.exercises', {}, spec.id === 'exercises' ? null : h('h3', {}, t('exercises')), ex));
   return { el };
 }
 
