@@ -17,7 +17,7 @@ import { defaults, fitState } from './state.js';
 import { schemaWidgets } from './schema-widgets.js';
 import { mountExercise } from './exercise-view.js';
 
-export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState }) {
+export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, exerciseOptions }) {
   const { controller } = spec;
   const schema = controller?.state ?? [];
   const t = makeT(lang, controller?.strings);
@@ -28,7 +28,7 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
   if (controller) mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState });
-  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources }));
+  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
   if (ex.length) el.append(h('div.exercises', {}, h('h3', {}, t('exercises')), ex));
   return { el };
 }

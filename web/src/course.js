@@ -1,0 +1,41 @@
+// The lab in a course: page options (options.js), progress that is kept in the browser
+// (progress.js) and the progress view. main.js calls startCourse() once, before the core
+// loads, gives each exercise exerciseOptions(def) and, once the sections are mounted, calls attach().
+import './course.css';
+import { readOptions } from './options.js';
+import { catalogueOf, localBackend, openProgress, STORAGE_KEY } from './progress.js';
+import { progressNotices, progressView, trackVisits } from './progress-view.js';
+
+/** sections: every section ([{id, lessons}]); shown: the ones on this page; params: the URL's. */
+export function startCourse({ params, lang, sections, shown, exercises, win = window }) {
+  const { options, rejected } = readOptions(params, sections.map((s) => s.id));
+  const catalogue = catalogueOf(sections, exercises);
+  const shownIds = shown.map((s) => s.id);
+  const store = openProgress(catalogue, localBackend(() => win.localStorage));
+  win.addEventListener('storage', (e) => { if (e.key === null || e.key === STORAGE_KEY) store.refresh(); });
+  return {
+    options, rejected, store,
+    notices: progressNotices(lang, { problem: store.problem }),
+    /** What mountExercise takes besides its definition. */
+    exerciseOptions: (def) => ({
+      solutions: options.solutions,
+      kept: {
+        saved: store.exercise(def.id),
+        answer: (values) => store.answer(def.id, values),
+        checked: (values, correct) => store.checked(def.id, values, correct),
+        onForget: store.onForget,
+      },
+    }),
+    /** The progress view (first in `main`, or last when one section is embedded) and the visits. */
+    attach(main, elements) {
+      const view = progressView(store, { lang, sections: shown });
+      if (shown.length === 1) {
+        main.append(view);
+        store.visit(shown[0].id);
+      } else {
+        main.prepend(view);
+        trackVisits(store, elements);
+      }
+    },
+  };
+}
