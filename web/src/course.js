@@ -1,9 +1,12 @@
-// The lab in a course: page options (options.js), progress that is kept in the browser
-// (progress.js) and the progress view. main.js calls startCourse() once, before the core
-// loads, gives each exercise exerciseOptions(def) and, once the sections are mounted, calls attach().
+// The lab in a course: page options (options.js), progress that is kept (progress.js, in the
+// browser or, when a learning platform launched the lab, in the platform through SCORM: scorm.js),
+// and the progress view. main.js calls startCourse() once, before the core
+// loads (a platform's SCORM session starts at once), gives each exercise exerciseOptions(def)
+// and, once the sections are mounted, calls attach().
 import './course.css';
 import { readOptions } from './options.js';
 import { catalogueOf, localBackend, openProgress, STORAGE_KEY } from './progress.js';
+import { connectLms } from './scorm.js';
 import { progressNotices, progressView, trackVisits } from './progress-view.js';
 
 /** sections: every section ([{id, lessons}]); shown: the ones on this page; params: the URL's. */
@@ -11,11 +14,20 @@ export function startCourse({ params, lang, sections, shown, exercises, win = wi
   const { options, rejected } = readOptions(params, sections.map((s) => s.id));
   const catalogue = catalogueOf(sections, exercises);
   const shownIds = shown.map((s) => s.id);
-  const store = openProgress(catalogue, localBackend(() => win.localStorage));
-  win.addEventListener('storage', (e) => { if (e.key === null || e.key === STORAGE_KEY) store.refresh(); });
+  let lms = connectLms(win);
+  const lmsError = lms?.error ?? null;
+  if (lmsError) lms = null;
+  const store = openProgress(catalogue, lms ? lms.backend : localBackend(() => win.localStorage));
+  if (lms) {
+    lms.follow(store, shownIds);
+    // the language switch reloads the page: the platform's session stays open for the next one
+    win.document.addEventListener('click', (e) => { if (e.target.closest?.('a.lang-switch')) lms.keepOpen(); }, true);
+  } else {
+    win.addEventListener('storage', (e) => { if (e.key === null || e.key === STORAGE_KEY) store.refresh(); });
+  }
   return {
-    options, rejected, store,
-    notices: progressNotices(lang, { problem: store.problem }),
+    options, rejected, store, scorm: lms?.version ?? null,
+    notices: progressNotices(lang, { problem: store.problem, lmsError }),
     /** What mountExercise takes besides its definition. */
     exerciseOptions: (def) => ({
       solutions: options.solutions,

@@ -79,7 +79,7 @@ export function mountExercise(def, { core, lang, text, resources, solutions = tr
       const d = h('div.diagnosis', { 'data-misconception': r.misconception });
       d.innerHTML = diagnosis;   // build-time Markdown, raw HTML disabled
       say('wrong', h('p', {}, t('wrongKnown')), d, readAs);
-    } else say('wrong', h('p', {}, t('incorrect')), readAs);
+    } else say('wrong', h('p', {}, t(solutions ? 'incorrect' : 'wrongKnown')), readAs);   // no pointer to a hidden hint
   };
   const form = h('form.answer', { onsubmit: (e) => { e.preventDefault(); onCheck(); }, oninput: () => kept?.answer(values()) },
     def.choices

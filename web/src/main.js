@@ -22,7 +22,7 @@ const t = makeT(lang);
 const notices = [];
 if (params.has('lang') && !LANGS.includes(params.get('lang'))) notices.push('lang');
 if (params.has('embed') && !embedded) notices.push('embed');
-// the lab in a course (course.js): page options and progress that is kept
+// the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM)
 const course = startCourse({ params, lang, sections: SECTIONS, shown: embedded ? [embedded] : SECTIONS, exercises });
 notices.push(...course.rejected);
 
