@@ -1,9 +1,10 @@
 // The lab in a course: page options (options.js), progress that is kept (progress.js, in the
 // browser or, when a learning platform launched the lab, in the platform through SCORM: scorm.js),
-// and the progress view. main.js calls startCourse() once, before the core
-// loads (a platform's SCORM session starts at once), gives each exercise exerciseOptions(def)
-// and, once the sections are mounted, calls attach().
+// the progress view, and paper (print.css; the worksheet is worksheet.js). main.js calls
+// startCourse() once, before the core loads (a platform's SCORM session starts at once), gives
+// each exercise exerciseOptions(def) and, once the sections are mounted, calls attach().
 import './course.css';
+import './print.css';
 import { readOptions } from './options.js';
 import { catalogueOf, localBackend, openProgress, STORAGE_KEY } from './progress.js';
 import { connectLms } from './scorm.js';
@@ -12,6 +13,7 @@ import { progressNotices, progressView, trackVisits } from './progress-view.js';
 /** sections: every section ([{id, lessons}]); shown: the ones on this page; params: the URL's. */
 export function startCourse({ params, lang, sections, shown, exercises, win = window }) {
   const { options, rejected } = readOptions(params, sections.map((s) => s.id));
+  if (options.print) return { options, rejected, notices: [] };   // the worksheet: no progress, no platform
   const catalogue = catalogueOf(sections, exercises);
   const shownIds = shown.map((s) => s.id);
   let lms = connectLms(win);

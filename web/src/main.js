@@ -10,6 +10,7 @@ import { readSection, writeSection } from './state.js';
 import { mountSection, anchorId } from './section.js';
 import { exercises } from './exercises.js';
 import { startCourse } from './course.js';
+import { renderWorksheet } from './worksheet.js';
 import SECTIONS from 'virtual:lab-sections';   // sections/index.js with controllers and lessons
 import trainText from '../../lessons/data/train.txt?raw';
 
@@ -22,7 +23,7 @@ const t = makeT(lang);
 const notices = [];
 if (params.has('lang') && !LANGS.includes(params.get('lang'))) notices.push('lang');
 if (params.has('embed') && !embedded) notices.push('embed');
-// the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM)
+// the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM), paper
 const course = startCourse({ params, lang, sections: SECTIONS, shown: embedded ? [embedded] : SECTIONS, exercises });
 notices.push(...course.rejected);
 
@@ -54,7 +55,8 @@ function toc() {
 
 async function main() {
   const loading = h('p.loading', { role: 'status' }, t('loading'));
-  if (embedded) document.body.classList.add('embed');
+  if (course.options.print) document.body.classList.add('worksheet-mode');
+  else if (embedded) document.body.classList.add('embed');
   else app.append(header(), toc());
   const main = h('main', {}, loading);
   app.append(main);
@@ -68,6 +70,13 @@ async function main() {
     return;
   }
   loading.remove();
+  if (course.options.print) {   // the worksheet instead of the lab
+    const sheet = renderWorksheet({ core, lang, sections: SECTIONS, exercises, params, options: course.options, resources: { trainText } });
+    main.append(sheet.el);
+    notices.push(...sheet.rejected);
+    showNotices(main);
+    return;
+  }
   const sectionEls = {};
   for (const spec of embedded ? [embedded] : SECTIONS) {
     const schema = spec.controller?.state ?? [];

@@ -6,11 +6,11 @@ import { tensor, toNested, matrixAt } from '../tensors.js';
 
 const strings = {
   zh: {
-    x: '输入 X', layout: '权重的显示方式', math: '数学布局 (C, d)：Q = X W', linear: 'nn.Linear 存储布局 (d, C)：Q = X Wᵀ',
+    x: '输入 X', wq: 'W_Q', wk: 'W_K', wv: 'W_V', layout: '权重的显示方式', math: '数学布局 (C, d)：Q = X W', linear: 'nn.Linear 存储布局 (d, C)：Q = X Wᵀ',
     S: '分数 S = Q Kᵀ / √d（遮罩前）', A: '权重 A = softmax(S + M)', Y: '输出 Y = A V',
   },
   en: {
-    x: 'Input X', layout: 'Show the weights in', math: 'math layout (C, d): Q = X W', linear: 'nn.Linear storage (d, C): Q = X Wᵀ',
+    x: 'Input X', wq: 'W_Q', wk: 'W_K', wv: 'W_V', layout: 'Show the weights in', math: 'math layout (C, d): Q = X W', linear: 'nn.Linear storage (d, C): Q = X Wᵀ',
     S: 'Scores S = Q Kᵀ / √d (before the mask)', A: 'Weights A = softmax(S + M)', Y: 'Output Y = A V',
   },
 };
@@ -30,10 +30,10 @@ export default {
     const x = ctx.editor('x', { names: ['T', 'C'] });
     // In linear layout the editors hold (d, C); the state always holds the math layout (C, d).
     // Showing (d, C) is a transpose, done by the core like every other number on the page.
-    const weight = (key, label) => ctx.editor(key, { label, names: ['C', 'd'],
+    const weight = (key) => ctx.editor(key, { names: ['C', 'd'],
       view: (s) => (s.layout === 'linear' ? { value: toNested(core.mathWeightToLinear(tensor(s[key]))), names: ['d', 'C'] } : null),
       onChange: (v) => ctx.set({ [key]: ctx.state.layout === 'linear' ? toNested(core.linearWeightToMath(tensor(v))) : v }) });
-    const w = { wq: weight('wq', 'W_Q'), wk: weight('wk', 'W_K'), wv: weight('wv', 'W_V') };
+    const w = { wq: weight('wq'), wk: weight('wk'), wv: weight('wv') };
     const layout = ctx.choice('layout');
     const causal = ctx.toggle('causal');
     const maps = {
