@@ -9,6 +9,8 @@ import { LANGS, makeT } from './i18n.js';
 import { readSection, writeSection } from './state.js';
 import { mountSection, anchorId } from './section.js';
 import { exercises } from './exercises.js';
+import { startCourse } from './course.js';
+import { renderWorksheet } from './worksheet.js';
 import SECTIONS from 'virtual:lab-sections';   // sections/index.js with controllers and lessons
 import trainText from '../../lessons/data/train.txt?raw';
 
@@ -21,6 +23,9 @@ const t = makeT(lang);
 const notices = [];
 if (params.has('lang') && !LANGS.includes(params.get('lang'))) notices.push('lang');
 if (params.has('embed') && !embedded) notices.push('embed');
+// the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM), paper
+const course = startCourse({ params, lang, sections: SECTIONS, shown: embedded ? [embedded] : SECTIONS, exercises });
+notices.push(...course.rejected);
 
 document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 document.title = t('title');
@@ -50,7 +55,8 @@ function toc() {
 
 async function main() {
   const loading = h('p.loading', { role: 'status' }, t('loading'));
-  if (embedded) document.body.classList.add('embed');
+  if (course.options.print) document.body.classList.add('worksheet-mode');
+  else if (embedded) document.body.classList.add('embed');
   else app.append(header(), toc());
   const main = h('main', {}, loading);
   app.append(main);
@@ -64,6 +70,14 @@ async function main() {
     return;
   }
   loading.remove();
+  if (course.options.print) {   // the worksheet instead of the lab
+    const sheet = renderWorksheet({ core, lang, sections: SECTIONS, exercises, params, options: course.options, resources: { trainText } });
+    main.append(sheet.el);
+    notices.push(...sheet.rejected);
+    showNotices(main);
+    return;
+  }
+  const sectionEls = {};
   for (const spec of embedded ? [embedded] : SECTIONS) {
     const schema = spec.controller?.state ?? [];
     const { state, rejected } = readSection(spec.prefix, schema, params);
@@ -72,16 +86,24 @@ async function main() {
       core, coreModule, lang, state, resources: { trainText },
       lesson: spec.lessons[lang],
       exercises: exercises.filter((e) => e.section === spec.id),
+      exerciseOptions: course.exerciseOptions,
       onState(next) { writeSection(spec.prefix, schema, next, params); writeUrl(); },
     });
     main.append(section.el);
+    sectionEls[spec.id] = section.el;
   }
+  course.attach(main, sectionEls);
   performance.mark('attention-lab:interactive');   // every section mounted and answering input
+  showNotices(main);
+  if (embedded) reportHeight();
+  else if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+}
+
+function showNotices(main) {
   if (notices.length) {
     main.prepend(h('p.notice', { role: 'status' }, t('urlNotice', { names: [...new Set(notices)].map((n) => n.slice(0, 40)).join(', ') })));
   }
-  if (embedded) reportHeight();
-  else if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+  for (const text of course.notices) main.prepend(h('p.notice', { role: 'status' }, text));
 }
 
 // Embedding: post only our height, to whichever page embeds us; accept nothing back.

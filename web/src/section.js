@@ -22,7 +22,7 @@ import { defaults, fitState } from './state.js';
 import { schemaWidgets } from './schema-widgets.js';
 import { mountExercise } from './exercise-view.js';
 
-export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState }) {
+export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, exerciseOptions }) {
   const { controller } = spec;
   const schema = controller?.state ?? [];
   const t = makeT(lang, controller?.strings);
@@ -33,7 +33,7 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
   if (controller) mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState });
-  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources }));
+  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
   // the exercises section's own title already says "Exercises": no second heading there
   if (ex.length) el.append(h('div.exercises', {}, spec.id === 'exercises' ? null : h('h3', {}, t('exercises')), ex));
   return { el };

@@ -7,13 +7,13 @@ import { tensor, toNested, matrixAt } from '../tensors.js';
 
 const strings = {
   zh: {
-    x: '输入 X', layout: '权重的显示方式', math: '数学布局 (C, d)：Q = X W', linear: 'nn.Linear 存储布局 (d, C)：Q = X Wᵀ',
+    x: '输入 X', wq: 'W_Q', wk: 'W_K', wv: 'W_V', layout: '权重的显示方式', math: '数学布局 (C, d)：Q = X W', linear: 'nn.Linear 存储布局 (d, C)：Q = X Wᵀ',
     S: '分数 S = Q Kᵀ / √d（遮罩前）', A: '权重 A = softmax(S + M)', Y: '输出 Y = A V',
     predictCausal: '切换之后，位置 0 留给自己的权重 A[0, 0] 是多少？',
     selfAll: '全部：A[0, 0] = 1', selfPart: '只是一部分：A[0, 0] < 1',
   },
   en: {
-    x: 'Input X', layout: 'Show the weights in', math: 'math layout (C, d): Q = X W', linear: 'nn.Linear storage (d, C): Q = X Wᵀ',
+    x: 'Input X', wq: 'W_Q', wk: 'W_K', wv: 'W_V', layout: 'Show the weights in', math: 'math layout (C, d): Q = X W', linear: 'nn.Linear storage (d, C): Q = X Wᵀ',
     S: 'Scores S = Q Kᵀ / √d (before the mask)', A: 'Weights A = softmax(S + M)', Y: 'Output Y = A V',
     predictCausal: 'After this switch, how much of its weight does position 0 keep on itself (A[0, 0])?',
     selfAll: 'all of it: A[0, 0] = 1', selfPart: 'only part: A[0, 0] < 1',
@@ -36,10 +36,10 @@ export default {
     const x = ctx.editor('x', { names: ['T', 'C'] });
     // In linear layout the editors hold (d, C); the state always holds the math layout (C, d).
     // Showing (d, C) is a transpose, done by the core like every other number on the page.
-    const weight = (key, label) => ctx.editor(key, { label, names: ['C', 'd'],
+    const weight = (key) => ctx.editor(key, { names: ['C', 'd'],
       view: (s) => (s.layout === 'linear' ? { value: toNested(core.mathWeightToLinear(tensor(s[key]))), names: ['d', 'C'] } : null),
       onChange: (v) => ctx.set({ [key]: ctx.state.layout === 'linear' ? toNested(core.linearWeightToMath(tensor(v))) : v }) });
-    const w = { wq: weight('wq', 'W_Q'), wk: weight('wk', 'W_K'), wv: weight('wv', 'W_V') };
+    const w = { wq: weight('wq'), wk: weight('wk'), wv: weight('wv') };
     const layout = ctx.choice('layout');
     const predictCausal = prediction({ lang: ctx.lang, name: 'predict-causal', question: t('predictCausal'),
       options: [{ value: 'all', label: t('selfAll') }, { value: 'part', label: t('selfPart') }] });
