@@ -25,7 +25,8 @@ const strings = {
   },
 };
 
-export function mountExercise(def, { core, lang, text, resources }) {
+/** solutions: false leaves out the hint and the solution (a graded session). */
+export function mountExercise(def, { core, lang, text, resources, solutions = true }) {
   const t = makeT(lang, strings);
   const id = nextId('ex');
   const labelOf = (label) => (typeof label === 'string' ? label : label[lang]);
@@ -86,6 +87,6 @@ export function mountExercise(def, { core, lang, text, resources }) {
   solution.innerHTML = text.solution;
   const given = def.given ? h('p.given', {}, def.given(core, resources)) : null;
   return h('article.exercise', { id: `ex-${def.id}`, 'data-exercise': def.id }, prompt, given, form, help, feedback,
-    h('details.hint', {}, h('summary', {}, t('hint')), hint),
-    h('details.solution', {}, h('summary', {}, t('solution')), solution));
+    solutions && h('details.hint', {}, h('summary', {}, t('hint')), hint),
+    solutions && h('details.solution', {}, h('summary', {}, t('solution')), solution));
 }

@@ -1,16 +1,13 @@
-// The lab page: header (title, language, contents) and the sections of sections/index.js, each
-// mounted from its controller. State lives in the URL (see state.js); `?embed=18.3` shows one
-// section alone, sized for an iframe, and tells the parent page its height.
+// The lab page: header (title, language, contents) and the sections of sections/index.js, mounted
+// by mountLab() (mount.js) with the state in the URL; `?embed=18.3` shows one section alone,
+// sized for an iframe, and tells the parent page its height; `?solutions=0` hides the exercises'
+// hints and solutions.
 import 'katex/dist/katex.min.css';
 import './style.css';
-import { compileCore, loadCore } from '../../wasm/js/index.js';
 import { h } from './widgets/dom.js';
 import { LANGS, makeT } from './i18n.js';
-import { readSection, writeSection } from './state.js';
-import { mountSection, anchorId } from './section.js';
-import { exercises } from './exercises.js';
-import SECTIONS from 'virtual:lab-sections';   // sections/index.js with controllers and lessons
-import trainText from '../../lessons/data/train.txt?raw';
+import { anchorId } from './section.js';
+import { mountLab, SECTIONS } from './mount.js';
 
 const app = document.getElementById('app');
 const params = new URLSearchParams(location.search);
@@ -21,6 +18,7 @@ const t = makeT(lang);
 const notices = [];
 if (params.has('lang') && !LANGS.includes(params.get('lang'))) notices.push('lang');
 if (params.has('embed') && !embedded) notices.push('embed');
+if (params.has('solutions') && !['0', '1'].includes(params.get('solutions'))) notices.push('solutions');
 
 document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 document.title = t('title');
@@ -49,37 +47,17 @@ function toc() {
 }
 
 async function main() {
-  const loading = h('p.loading', { role: 'status' }, t('loading'));
   if (embedded) document.body.classList.add('embed');
   else app.append(header(), toc());
-  const main = h('main', {}, loading);
-  app.append(main);
-  let core, coreModule;
-  try {
-    coreModule = await compileCore();   // compiled once: the page and the training worker share it
-    core = await loadCore({ module: coreModule });
-  } catch (e) {
-    loading.textContent = t('loadFailed', { message: e.message });
-    loading.classList.add('error');
-    return;
-  }
-  loading.remove();
-  for (const spec of embedded ? [embedded] : SECTIONS) {
-    const schema = spec.controller?.state ?? [];
-    const { state, rejected } = readSection(spec.prefix, schema, params);
-    notices.push(...rejected);
-    const section = mountSection(spec, {
-      core, coreModule, lang, state, resources: { trainText },
-      lesson: spec.lessons[lang],
-      exercises: exercises.filter((e) => e.section === spec.id),
-      onState(next) { writeSection(spec.prefix, schema, next, params); writeUrl(); },
-    });
-    main.append(section.el);
-  }
+  const root = h('main');
+  app.append(root);
+  const lab = await mountLab(root, {
+    lang, params, notices, onState: writeUrl,
+    sections: embedded ? [embedded.id] : SECTIONS.map((s) => s.id),
+    solutions: params.get('solutions') !== '0',
+  });
+  if (!lab.sections.length) return;
   performance.mark('attention-lab:interactive');   // every section mounted and answering input
-  if (notices.length) {
-    main.prepend(h('p.notice', { role: 'status' }, t('urlNotice', { names: [...new Set(notices)].map((n) => n.slice(0, 40)).join(', ') })));
-  }
   if (embedded) reportHeight();
   else if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
 }

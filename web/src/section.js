@@ -8,6 +8,7 @@
 //                          another layout, which is still asked of the core); DOM only
 //   compute(state, core)   every number, from the core (no DOM); throws the core's Error
 //   paint(result, state)   draw the result (DOM only, no math)
+//   destroy()              optional: release what the view holds (a worker) when the section is removed
 // Every change goes the same way: update state (kept inside its limits), serialize it to the URL,
 // sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
 // status explains.
@@ -17,7 +18,7 @@ import { defaults, fitState } from './state.js';
 import { schemaWidgets } from './schema-widgets.js';
 import { mountExercise } from './exercise-view.js';
 
-export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState }) {
+export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, solutions = true }) {
   const { controller } = spec;
   const schema = controller?.state ?? [];
   const t = makeT(lang, controller?.strings);
@@ -27,10 +28,10 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('h2', { id: headingId }, lesson.title),
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
-  if (controller) mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState });
-  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources }));
+  const view = controller ? mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState }) : null;
+  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources, solutions }));
   if (ex.length) el.append(h('div.exercises', {}, h('h3', {}, t('exercises')), ex));
-  return { el };
+  return { el, destroy: () => view?.destroy?.() };
 }
 
 function mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState }) {
@@ -75,6 +76,7 @@ function mountLab(el, controller, schema, { t, lang, core, coreModule, resources
 
   lab.append(h('div.section-tools', {}, h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(schema)) }, t('reset'))));
   run();
+  return view;
 }
 
 /** '18.3' -> 's18-3' (the section's element id and URL fragment); 'exercises' -> 'exercises'. */

@@ -135,6 +135,7 @@ export default {
     const mapWidgets = new Map();
 
     return {
+      destroy() { worker?.terminate(); worker = null; live.running = false; },
       sync(s) {
         source.set(s.source);
         areaWrap.hidden = s.source !== 'custom';
