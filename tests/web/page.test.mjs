@@ -352,7 +352,7 @@ test('embed mode shows one section and posts its height to the parent page', asy
   await page.close();
 });
 
-test('?solutions=0 leaves out hints and solutions, on the page and in the embed; the exercises still check', async () => {
+test('?solutions=0 leaves out hints, solutions and diagnoses, on the page and in the embed; the exercises still check', async () => {
   for (const query of ['?lang=en&solutions=0', '?lang=en&embed=exercises&solutions=0']) {
     const { page, errors } = await open(query);
     const exercises = await page.locator('.exercise').count();
@@ -362,6 +362,11 @@ test('?solutions=0 leaves out hints and solutions, on the page and in the embed;
     for (const [i, v] of [0.25, 0.5, 0.25, 5].entries()) await ex.locator('input[type="text"]').nth(i).fill(String(v));
     await ex.locator('button[type="submit"]').click();
     assert.match(await ex.locator('.feedback').textContent(), /^Correct/);
+    const head = page.locator('[data-exercise="ex-18.4-head"]');   // 1 is the sqrt(C) misconception
+    await head.locator('input[type="text"]').fill('1');
+    await head.locator('button[type="submit"]').click();
+    assert.equal(await head.locator('.feedback').textContent(), 'Not yet. Think again.', 'no hint to point to');
+    assert.equal(await head.locator('.diagnosis').count(), 0, 'no diagnosis');
     assert.equal(page.url().includes('solutions=0'), true, 'kept in the URL');
     assert.deepEqual(errors, []);
     await page.close();

@@ -14,6 +14,7 @@ const strings = {
     answerRange: '“{label}”里的“{text}”不是一个有限的实数（例如除以 0、负数开方）。',
     readAs: '你的答案读作 {values}。',
     wrongKnown: '还不对。',
+    incorrectNoHint: '还不对。再想想。',
   },
   en: {
     answerHelp: 'Numbers or short expressions: 1/4, 0.25, −1/3, √2/2 or sqrt(2)/2, 2^−3, e^2, ln 2, π/4.',
@@ -22,10 +23,11 @@ const strings = {
     answerRange: '“{label}”: “{text}” is not a finite real number (a division by 0, the root of a negative number, ...).',
     readAs: 'Your answer reads as {values}.',
     wrongKnown: 'Not yet.',
+    incorrectNoHint: 'Not yet. Think again.',
   },
 };
 
-/** solutions: false leaves out the hint and the solution (a graded session). */
+/** solutions: false leaves out the hint, the solution and the diagnosis of a wrong answer (a graded session). */
 export function mountExercise(def, { core, lang, text, resources, solutions = true }) {
   const t = makeT(lang, strings);
   const id = nextId('ex');
@@ -67,12 +69,12 @@ export function mountExercise(def, { core, lang, text, resources, solutions = tr
     }
     const r = check(def, core, answer, resources);
     if (r.correct) { say('right', h('p', {}, t('correct', { expected: r.expected })), readAs); return; }
-    const diagnosis = r.misconception && text.wrong?.[r.misconception];
+    const diagnosis = solutions && r.misconception && text.wrong?.[r.misconception];
     if (diagnosis) {
       const d = h('div.diagnosis', { 'data-misconception': r.misconception });
       d.innerHTML = diagnosis;   // build-time Markdown, raw HTML disabled
       say('wrong', h('p', {}, t('wrongKnown')), d, readAs);
-    } else say('wrong', h('p', {}, t('incorrect')), readAs);
+    } else say('wrong', h('p', {}, t(solutions ? 'incorrect' : 'incorrectNoHint')), readAs);   // no hint to open without solutions
   };
   const form = h('form.answer', { onsubmit: (e) => { e.preventDefault(); onCheck(); } },
     def.choices

@@ -11,7 +11,8 @@
 //     onState(params, {section, state}),
 //                    the state sink, called after every edit (the page writes the URL, the
 //                    element its `state` attribute)
-//     solutions,     false: the exercises show no hints and no solutions (default true)
+//     solutions,     false: the exercises show no hints, solutions or diagnoses of wrong answers
+//                    (default true)
 //     notices,       names the caller rejected already (lang, embed ...), shown in the same notice
 //     source,        'url' | 'attributes': what the notice calls the rejected names' origin
 //     signal,        an AbortSignal: aborted before the core arrives, nothing is mounted
