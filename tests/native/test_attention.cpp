@@ -85,6 +85,22 @@ TEST_SUITE("18.3 scaled dot-product attention") {
         }
     }
 
+    TEST_CASE("scores of 1e3 keep the weights finite") {
+        // q.k = 1000 and 999 with scale 1: weights 1 / (1 + e^-1) and e^-1 / (1 + e^-1)
+        Tensor q = Tensor::from_shape({1, 1}), k = Tensor::from_shape({2, 1});
+        q(0, 0) = 1000.0;
+        k(0, 0) = 1.0;
+        k(1, 0) = 0.999;
+        const Tensor v = {{1.0, 0.0}, {0.0, 1.0}};
+        SdpaOptions o;
+        o.scale.kind = Scale::Kind::None;
+        for (const SdpaResult& r : {sdpa(q, k, v, o), sdpa_reference(q, k, v, o)}) {
+            CHECK(std::fabs(r.weights(0, 0) - 0.7310585786300049) < 1e-12);
+            CHECK(std::fabs(r.weights(0, 1) - 0.2689414213699951) < 1e-12);
+            CHECK(std::fabs(r.out(0, 1) - 0.2689414213699951) < 1e-12);
+        }
+    }
+
     TEST_CASE("an nn.Linear weight (d, C) becomes the math layout (C, d): x W_math = x W_linear^T") {
         const Tensor wl = {{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}};   // (d, C) = (2, 3)
         const Tensor wm = linear_weight_to_math(wl);
@@ -99,7 +115,7 @@ TEST_SUITE("18.4 / 18.6 multi-head and cross-attention") {
     TEST_CASE("multiHeadAttention matches the per-head reference") {
         struct Case { std::size_t B, T, C, D, NH; bool causal; };
         const Case cases[] = {{1, 3, 2, 2, 1, true}, {2, 5, 4, 4, 2, true}, {2, 6, 6, 8, 4, false},
-                              {3, 4, 8, 8, 8, true}};
+                              {3, 4, 8, 8, 8, true}, {2, 5, 6, 9, 3, true}, {1, 4, 5, 3, 3, false}};
         std::uint64_t seed = 300;
         for (const Case& c : cases) {
             CAPTURE(c.NH);
@@ -134,6 +150,29 @@ TEST_SUITE("18.4 / 18.6 multi-head and cross-attention") {
         }
     }
 
+    TEST_CASE("'model' scaling divides by sqrt(C), the input width, not by sqrt(D), the projected width") {
+        // C = 6, D = 12, 3 heads of hs = 4: the three scales 1/sqrt(6), 1/sqrt(12), 1/2 all differ
+        const Tensor x = randn({2, 4, 6}, 43);
+        MhaOptions o = mha_opts(6, 12, 3, 44);
+        o.causal = true;
+        SUBCASE("model") {
+            o.scale.kind = Scale::Kind::Model;
+            const MhaResult r = multi_head_attention(x, o);
+            const ref::Attn want = ref::mha(x, o.wq, o.wk, o.wv, 3, true, 1.0 / std::sqrt(6.0));
+            CHECK(ref::max_abs(r.weights, want.weights) < 1e-14);
+            CHECK(ref::max_abs(r.out, want.out) < 1e-13);
+            // scores are q.k / sqrt(C) for head 1, query 3, key 2 (columns 4..7 of the projections)
+            double s = 0;
+            for (std::size_t e = 4; e < 8; ++e) s += r.q(1, 3, e) * r.k(1, 2, e);
+            CHECK(std::fabs(r.scores(1, 1, 3, 2) - s / std::sqrt(6.0)) < 1e-13);
+        }
+        SUBCASE("head") {
+            const MhaResult r = multi_head_attention(x, o);
+            const ref::Attn want = ref::mha(x, o.wq, o.wk, o.wv, 3, true, 0.5);
+            CHECK(ref::max_abs(r.weights, want.weights) < 1e-14);
+        }
+    }
+
     TEST_CASE("cross-attention takes keys and values from the memory: weights (B, NH, T_out, T_in)") {
         const Tensor x = randn({2, 3, 4}, 51), mem = randn({2, 6, 4}, 52);
         MhaOptions o = mha_opts(4, 4, 2, 53);
@@ -145,6 +184,16 @@ TEST_SUITE("18.4 / 18.6 multi-head and cross-attention") {
         const ref::Attn want = ref::mha(x, o.wq, o.wk, o.wv, 2, false, 1.0 / std::sqrt(2.0), &mem);
         CHECK(ref::max_abs(r.out, want.out) < 1e-13);
         CHECK(ref::max_abs(r.weights, want.weights) < 1e-14);
+        SUBCASE("3 heads, C != D, causal (top-left aligned)") {
+            MhaOptions o3 = mha_opts(4, 9, 3, 54);
+            o3.has_memory = true;
+            o3.memory = mem;
+            o3.causal = true;
+            const MhaResult r3 = multi_head_attention(x, o3);
+            const ref::Attn want3 = ref::mha(x, o3.wq, o3.wk, o3.wv, 3, true, 1.0 / std::sqrt(3.0), &mem);
+            CHECK(ref::max_abs(r3.out, want3.out) < 1e-13);
+            CHECK(ref::max_abs(r3.weights, want3.weights) < 1e-14);
+        }
     }
 
     TEST_CASE("multi-head gradients with respect to x, wq, wk, wv and memory match finite differences") {

@@ -32,7 +32,7 @@ TEST_SUITE("randn") {
         CHECK(double(beyond2) / double(a.size()) == doctest::Approx(0.0455).epsilon(0.05));
         const Tensor s = randn({1000, 100}, 7, 0.5);
         CHECK(s(3, 4) == 0.5 * a(3, 4));
-        CHECK_THROWS_WITH_AS(randn({2}, 1, 0.0), "randn: std must be a finite number > 0, got 0", Error);
+        CHECK_THROWS_WITH_AS(randn({2}, 1, 0.0), "randn: std must be in (0, Infinity), got 0", Error);
     }
 
     TEST_CASE("the project's log agrees with std::log to within 2 ulp") {
@@ -58,6 +58,16 @@ TEST_SUITE("18.4 statistics") {
         const double nan = std::numeric_limits<double>::quiet_NaN();
         const RowStats n = attention_stats(Tensor{{nan, nan}});
         CHECK(std::isnan(n.entropy(0)));
+    }
+
+    TEST_CASE("entropies are in nats") {
+        const Tensor w = {{0.5, 0.25, 0.25}, {0.7, 0.2, 0.1}};
+        const RowStats s = attention_stats(w);
+        CHECK(std::fabs(s.entropy(0) - 1.0397207708399179) < 1e-15);   // 1.5 ln 2; 1.5 in bits
+        CHECK(std::fabs(s.entropy(1) - 0.8018185525433372) < 1e-15);   // -(0.7 ln 0.7 + 0.2 ln 0.2 + 0.1 ln 0.1)
+        CHECK(s.max_weight(1) == 0.7);
+        const Sharpening h = softmax_sharpening(Tensor{0.0, std::log(2.0), 0.0}, 1.0);   // weights (1/4, 1/2, 1/4)
+        CHECK(std::fabs(h.entropy - 1.0397207708399179) < 1e-15);
     }
 
     TEST_CASE("Var(q.k) grows like d; dividing by sqrt(d) keeps it near 1") {
@@ -98,6 +108,21 @@ TEST_SUITE("18.5 positions and permutation equivariance") {
         CHECK(pe(3, 1) == doctest::Approx(std::cos(3.0)));
         CHECK(pe(4, 2) == doctest::Approx(std::sin(4.0 / 100.0)));   // 10000^(2/4) = 100
         CHECK(pe(4, 3) == doctest::Approx(std::cos(4.0 / 100.0)));
+    }
+
+    TEST_CASE("sinusoidal positions at hand-computed entries of a width-6 table: the exponent is 2i / C") {
+        // PE[t, 2i] = sin(t / 10000^(2i/6)), PE[t, 2i+1] = cos(the same angle); 10000^(2/6) = 21.544346900318832,
+        // 10000^(4/6) = 464.15888336127773
+        const Tensor pe = positions(PositionKind::Sinusoidal, 8, 6, PositionOptions{});
+        struct Entry { std::size_t t, c; double want; };
+        const Entry entries[] = {{1, 0, 0.8414709848078965},  {1, 1, 0.5403023058681398},  {2, 2, 0.09269850077872725},
+                                 {3, 3, 0.990320699135675},   {5, 4, 0.010771965118034833}, {5, 5, 0.9999419807006283},
+                                 {7, 3, 0.9476790714399449}};
+        for (const Entry& e : entries) {
+            CAPTURE(e.t);
+            CAPTURE(e.c);
+            CHECK(std::fabs(pe(e.t, e.c) - e.want) < 1e-15);
+        }
     }
 
     TEST_CASE("a learned table is seeded (tMax, C); positions past tMax are an error") {
@@ -178,6 +203,25 @@ TEST_SUITE("18.7 counterexample checks") {
             CHECK(masked.max_future_change > 1e-3);
             o.causal = false;
             CHECK(future_probe(x, o, t, 9).max_prefix_change > 1e-3);
+        }
+    }
+
+    TEST_CASE("inverted dropout at p = 0.3 keeps about 70 % of the entries, each divided by 1 - p = 0.7") {
+        const Tensor x = randn({50, 40}, 121);
+        const Tensor d = dropout(x, 0.3, true, 5);
+        std::size_t kept = 0;
+        double worst = 0.0;
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (d.data()[i] != 0.0) {
+                ++kept;
+                worst = std::max(worst, std::fabs(d.data()[i] - x.data()[i] / 0.7));
+            }
+        CHECK(worst < 1e-15);
+        CHECK(double(kept) / 2000.0 == doctest::Approx(0.7).epsilon(0.04));   // 2000 draws: 0.7 +/- 0.01 (1 sd)
+        SUBCASE("the row sums keep their expectation") {
+            const Tensor w = xt::ones<double>(Shape{3, 10}) / 10.0;
+            const DropoutStats st = dropout_stats(w, 0.3, 20000, 6);
+            for (std::size_t i = 0; i < 3; ++i) CHECK(st.mean_row_sums(i) == doctest::Approx(1.0).epsilon(0.01));
         }
     }
 

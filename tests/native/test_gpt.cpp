@@ -1,5 +1,7 @@
-// The character GPT: whole-model gradcheck, loss at initialisation, the future-character check,
-// training on the shipped text, and the data's errors.
+// The character GPT: its forward pass against a plain reference written from the textbook, its
+// kernels at hand-computed values, AdamW against the textbook update, the initialisation, the
+// data, the whole-model gradcheck, the future-character check, training on the shipped text, and
+// the errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -7,6 +9,9 @@
 #include <sstream>
 
 #include "attn/gpt.hpp"
+#include "gpt_kernels.hpp"
+#include "internal.hpp"
+#include "reference.hpp"
 
 using namespace attn;
 
@@ -24,7 +29,185 @@ GptConfig small(std::uint64_t seed = 1) {
     return c;
 }
 TrainOptions opts16() { TrainOptions o; o.batch = 8; o.t = 16; o.lr = 3e-3; return o; }
+
+// A model where symmetric mistakes cannot cancel: V 11, C 12 with 3 heads (hs 4, so 1/sqrt(hs) is
+// not 1/sqrt(C)), 2 layers, tMax 7 > T; every parameter moved off its initial value (gains not 1,
+// biases not 0) by seeded N(0, 0.5^2) noise.
+Gpt reference_model(bool causal) {
+    GptConfig cfg;
+    cfg.vocab = 11; cfg.C = 12; cfg.heads = 3; cfg.layers = 2; cfg.t_max = 7; cfg.seed = 4; cfg.causal = causal;
+    Gpt m(cfg);
+    detail::Rng rng(40);
+    for (double& p : m.params()) p += 0.5 * rng.normal();
+    return m;
+}
+ref::Gpt reference_of(const Gpt& m) {
+    const GptConfig& c = m.config();
+    return ref::Gpt(c.vocab, c.C, c.heads, c.layers, c.t_max, c.causal, m.params());
+}
+const std::size_t kB = 2, kT = 5;
+const std::vector<int> kTokens{3, 0, 10, 7, 7, 1, 5, 2, 9, 4}, kTargets{0, 10, 7, 7, 1, 5, 2, 9, 4, 6};   // (B, T) = (2, 5)
 }  // namespace
+
+TEST_SUITE("gpt: forward against a plain reference") {
+    TEST_CASE("the parameter layout is the documented GPT-2 order") {
+        const Gpt m = reference_model(true);
+        const ref::Gpt r = reference_of(m);
+        const std::vector<GptParamTensor> t = m.param_tensors();
+        REQUIRE(t.size() == 16);
+        const std::size_t want[16] = {r.wte, r.wpe, r.ln1w, r.ln1b, r.qkvw, r.qkvb, r.attprojw, r.attprojb,
+                                      r.ln2w, r.ln2b, r.fcw, r.fcb, r.fcprojw, r.fcprojb, r.lnfw, r.lnfb};
+        for (std::size_t i = 0; i < 16; ++i) {
+            CAPTURE(t[i].name);
+            CHECK(t[i].offset == want[i]);
+        }
+        CHECK(t[4].shape == Shape{2, 12, 36});   // qkvw (L, C, 3C)
+        CHECK(t[12].shape == Shape{2, 48, 12});  // fcprojw (L, 4C, C)
+        CHECK(m.params().size() == r.total);
+        CHECK(m.layout().total == r.total);
+    }
+
+    TEST_CASE("the embedding and one block match the textbook block") {
+        for (bool causal : {true, false}) {
+            CAPTURE(causal);
+            Gpt m = reference_model(causal);
+            const ref::Gpt r = reference_of(m);
+            m.forward(kTokens, kTargets, kB, kT);
+            const GptActivations& a = m.activations();
+            CHECK(ref::max_abs(r.embed(kTokens, kB, kT), a.encoded.data()) < 1e-15);
+            std::vector<double> att;
+            const std::vector<double> x1 = r.block(a.encoded, kB, kT, 0, &att);
+            CHECK(ref::max_abs(x1, a.residual3.data()) < 1e-12);   // layer 0's output
+            CHECK(ref::max_abs(att, a.att.data()) < 1e-12);        // layer 0's attention weights
+            // layer 1 from the model's own layer-0 output: each block checked on its own
+            std::vector<double> att1;
+            const std::vector<double> x0(a.residual3.begin(), a.residual3.begin() + long(kB * kT * 12));
+            CHECK(ref::max_abs(r.block(x0, kB, kT, 1, &att1), a.residual3.data() + kB * kT * 12) < 1e-12);
+            CHECK(ref::max_abs(att1, a.att.data() + kB * 3 * kT * kT) < 1e-12);
+        }
+    }
+
+    TEST_CASE("the whole model's logits and loss match the textbook model with the tied head") {
+        for (bool causal : {true, false}) {
+            CAPTURE(causal);
+            Gpt m = reference_model(causal);
+            const ref::Gpt r = reference_of(m);
+            const double loss = m.forward(kTokens, kTargets, kB, kT);
+            const std::vector<double> z = r.logits(kTokens, kB, kT);
+            CHECK(ref::max_abs(z, m.activations().logits.data()) < 1e-12);
+            CHECK(std::fabs(loss - r.loss(z, kTargets)) < 1e-12);
+            CHECK(loss > 1.0);   // not a degenerate model: about ln 11 and more
+            SUBCASE("without targets the logits are the same and the loss is NaN") {
+                CHECK(std::isnan(m.forward(kTokens, {}, kB, kT)));
+                CHECK(ref::max_abs(z, m.logits().data()) < 1e-12);
+            }
+        }
+    }
+
+    TEST_CASE("LayerNorm divides by the biased variance plus 1e-5 inside the square root") {
+        // x = (1, 2, 4, 8): mean 3.75, variance 7.1875 (divided by C = 4, not 3)
+        const double x[4] = {1, 2, 4, 8}, w[4] = {2, 1, 0.5, 1}, b[4] = {0, 1, 0, -1};
+        double y[4], mean, rstd;
+        detail::layernorm_forward(y, &mean, &rstd, x, w, b, 1, 4);
+        CHECK(mean == 3.75);
+        CHECK(std::fabs(rstd - 1.0 / std::sqrt(7.1875 + 1e-5)) < 1e-16);
+        // (x - mean) / sqrt(var + 1e-5) = -1.025754575496193, -0.6527529116793956, 0.09325041595419938, 1.5852570712213894
+        const double want[4] = {-2.051509150992386, 0.3472470883206044, 0.04662520797709969, 0.5852570712213894};
+        for (int c = 0; c < 4; ++c) CHECK(std::fabs(y[c] - want[c]) < 1e-15);
+    }
+
+    TEST_CASE("GELU is the tanh approximation, not the exact erf form") {
+        // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) at 1, -0.5, 2; the erf form x Phi(x) gives
+        // 0.8413447460685429, -0.15426876936299344, 1.9544997361036416
+        const double x[3] = {1.0, -0.5, 2.0}, want[3] = {0.8411919906082768, -0.15428599017485606, 1.954597694087775};
+        double y[3];
+        detail::gelu_forward(y, x, 3);
+        for (int i = 0; i < 3; ++i) CHECK(std::fabs(y[i] - want[i]) < 1e-15);
+    }
+
+    TEST_CASE("the classifier's softmax stays finite on logits of 1e3") {
+        const double z[3] = {1000.0, 999.0, -1000.0};
+        double pr[3];
+        detail::softmax_forward(pr, z, 1, 3);
+        CHECK(std::fabs(pr[0] - 0.7310585786300049) < 1e-15);   // 1 / (1 + e^-1)
+        CHECK(std::fabs(pr[1] - 0.2689414213699951) < 1e-15);
+        CHECK(pr[2] == 0.0);
+    }
+}
+
+TEST_SUITE("gpt: AdamW") {
+    TEST_CASE("three steps follow the textbook update: bias-corrected moments, decoupled weight decay") {
+        Gpt m = reference_model(true);
+        // every term visible: beta1 != beta2, eps comparable to sqrt(v_hat) for small gradients, weight decay on
+        const double lr = 0.01, beta1 = 0.8, beta2 = 0.95, eps = 1e-4, wd = 0.1;
+        const std::size_t n = m.params().size();
+        std::vector<double> mom(n, 0.0), vel(n, 0.0);
+        for (int t = 1; t <= 3; ++t) {
+            CAPTURE(t);
+            m.forward(kTokens, kTargets, kB, kT);
+            m.zero_grad();
+            m.backward();
+            const std::vector<double> g = m.grads(), before = m.params();
+            m.adamw(lr, beta1, beta2, eps, wd);
+            CHECK(m.steps() == std::size_t(t));
+            double worst = 0.0, moved = 0.0;
+            for (std::size_t i = 0; i < n; ++i) {
+                mom[i] = beta1 * mom[i] + (1 - beta1) * g[i];
+                vel[i] = beta2 * vel[i] + (1 - beta2) * g[i] * g[i];
+                const double m_hat = mom[i] / (1 - std::pow(beta1, t)), v_hat = vel[i] / (1 - std::pow(beta2, t));
+                const double want = before[i] - lr * (m_hat / (std::sqrt(v_hat) + eps) + wd * before[i]);
+                worst = std::max(worst, std::fabs(m.params()[i] - want));
+                moved = std::max(moved, std::fabs(m.params()[i] - before[i]));
+            }
+            CHECK(worst < 1e-15);
+            CHECK(moved > 1e-3);
+        }
+    }
+}
+
+TEST_SUITE("gpt: initialisation") {
+    TEST_CASE("GPT-2 initialisation: N(0, 0.02) weights, residual projections N(0, (0.02 / sqrt(2L))^2), unit gains, zero biases") {
+        GptConfig cfg;
+        cfg.vocab = 40; cfg.C = 48; cfg.heads = 4; cfg.layers = 3; cfg.t_max = 32; cfg.seed = 5;
+        const Gpt m(cfg);
+        const double proj = 0.02 / std::sqrt(6.0);
+        for (const GptParamTensor& t : m.param_tensors()) {
+            CAPTURE(t.name);
+            std::size_t n = 1;
+            for (std::size_t d : t.shape) n *= d;
+            const double* p = m.params().data() + t.offset;
+            double mean = 0, sq = 0, lo = p[0], hi = p[0];
+            for (std::size_t i = 0; i < n; ++i) {
+                mean += p[i] / double(n);
+                sq += p[i] * p[i] / double(n);
+                lo = std::min(lo, p[i]);
+                hi = std::max(hi, p[i]);
+            }
+            const bool bias = t.name.back() == 'b';
+            const bool gain = t.name == "ln1w" || t.name == "ln2w" || t.name == "lnfw";
+            if (bias) CHECK((lo == 0.0 && hi == 0.0));
+            else if (gain) CHECK((lo == 1.0 && hi == 1.0));
+            else {
+                const double want = (t.name == "attprojw" || t.name == "fcprojw") ? proj : 0.02;
+                CHECK(std::sqrt(sq) == doctest::Approx(want).epsilon(0.05));   // n >= 1000 draws: within 5 %
+                CHECK(std::fabs(mean) < 0.1 * want);
+            }
+        }
+    }
+}
+
+TEST_SUITE("gpt: data") {
+    TEST_CASE("the unigram entropy of the training split is in nats; the split is the first 90 %") {
+        // 40 characters: the first 36 (the training split) are 27 'a' and 9 'b'; the held-out 4 are 'b'
+        const std::string text = std::string(27, 'a') + std::string(13, 'b');
+        const CharData d(text, 1);
+        CHECK(d.vocab() == 2);
+        CHECK(d.train().size() == 36);
+        CHECK(d.val() == std::vector<int>{1, 1, 1, 1});
+        // -(3/4 ln 3/4 + 1/4 ln 1/4); in bits it would be 0.8112781244591328
+        CHECK(std::fabs(d.unigram_entropy() - 0.5623351446188083) < 1e-15);
+    }
+}
 
 TEST_SUITE("gpt") {
     TEST_CASE("the whole model's analytic gradients match finite differences") {
@@ -32,6 +215,15 @@ TEST_SUITE("gpt") {
         CHECK(g.passed);
         CHECK(g.max_abs_error < 1e-7);
         CHECK(g.params > 1000);
+        REQUIRE(g.inputs.size() == 16);   // one per parameter tensor, in layout order
+        CHECK(g.inputs[0].name == "wte");
+        CHECK(g.inputs[4].name == "qkvw");
+        CHECK(g.inputs[15].name == "lnfb");
+        for (const GradcheckInput& in : g.inputs) {
+            CAPTURE(in.name);
+            CHECK(in.passed);
+            CHECK(in.max_ratio < 0.1);
+        }
     }
 
     TEST_CASE("a wrong backward fails the whole-model comparison") {

@@ -57,14 +57,16 @@ test('fitState moves values inside limits narrowed by the state; readSection rep
     { key: 'C', type: 'enum', options: [4, 8], default: 8 },
     { key: 'heads', type: 'enum', options: [1, 2, 4, 8], default: 2, within: (s) => ({ options: [1, 2, 4, 8].filter((n) => s.C % n === 0) }) },
     { key: 'kind', type: 'enum', options: ['a', 'b', 'c'], default: 'b', within: (s) => ({ options: s.T > 3 ? ['a', 'b', 'c'] : ['c', 'a'] }) },
+    { key: 'dim', type: 'enum', options: [-1, 0, 1, 2, 3], default: -1, within: () => ({ options: [0, 1, 2, -1] }) },
     { key: 'x', type: 'matrix', maxRows: 4, maxCols: 4, default: [[1, 2], [3, 4]] },
     { key: 'x2', type: 'matrix', maxRows: 4, maxCols: 4, default: [[5, 6], [7, 8]], within: (s) => ({ rows: s.x.length, cols: s.x[0].length }) },
     { key: 'm', type: 'mask', maxRows: 4, default: [[1, 0], [1, 1]], within: (s) => ({ rows: s.x.length, cols: s.x[0].length }) },
   ];
-  const s = fitState(schema, { ...defaults(schema), T: 3, t: 5, C: 4, heads: 8, x: [[1, 2, 3], [4, 5, 6], [7, 8, 9]] });
+  const s = fitState(schema, { ...defaults(schema), T: 3, t: 5, C: 4, heads: 8, dim: 3, x: [[1, 2, 3], [4, 5, 6], [7, 8, 9]] });
   assert.equal(s.t, 1, 't clamped to T - 2');
   assert.equal(s.heads, 4, 'the largest allowed option not above 8');
   assert.equal(s.kind, 'c', 'a string option not allowed: the first allowed');
+  assert.equal(s.dim, 2, 'the largest allowed not above, whatever the order of the options');
   assert.deepEqual(s.x2, [[5, 6, 0], [7, 8, 0], [0, 0, 0]], 'padded with zeros');
   assert.deepEqual(s.m, [[1, 0, 0], [1, 1, 0], [1, 1, 1]], 'a mask padded with the causal pattern');
   assert.deepEqual(fitState(schema, { ...s, x: [[1]] }).x2, [[5]], 'cropped');

@@ -78,8 +78,11 @@ export const limitsOf = (entry, state) => ({ ...entry, ...entry.within?.(state) 
 function fitValue(type, v, lim) {
   switch (type) {
     case 'int': case 'number': return Math.min(lim.max, Math.max(lim.min, v));
-    case 'enum':
-      return lim.options.includes(v) ? v : (typeof v === 'number' ? lim.options.filter((o) => o <= v).at(-1) : undefined) ?? lim.options[0];
+    case 'enum': {
+      if (lim.options.includes(v)) return v;
+      const below = typeof v === 'number' ? lim.options.filter((o) => o <= v) : [];
+      return below.length ? Math.max(...below) : lim.options[0];
+    }
     case 'matrix': case 'mask':
       return Array.from({ length: lim.rows ?? v.length }, (_, i) => Array.from({ length: lim.cols ?? v[0].length },
         (__, j) => v[i]?.[j] ?? (type === 'mask' ? Number(j <= i) : 0)));

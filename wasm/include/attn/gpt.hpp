@@ -28,9 +28,37 @@ struct GptConfig {
     bool causal = true;        // false: a debug model whose attention sees the future
 };
 
-// Offsets of every parameter tensor in the flat buffer.
+// Offsets of every parameter tensor in the flat buffer (L layers; per-layer tensors are stacked):
+//   wte (V, C), wpe (tMax, C), ln1w ln1b (L, C), qkvw (L, C, 3C), qkvb (L, 3C), attprojw (L, C, C),
+//   attprojb (L, C), ln2w ln2b (L, C), fcw (L, C, 4C), fcb (L, 4C), fcprojw (L, 4C, C), fcprojb (L, C),
+//   lnfw lnfb (C)
 struct GptParamLayout {
     std::size_t wte, wpe, ln1w, ln1b, qkvw, qkvb, attprojw, attprojb, ln2w, ln2b, fcw, fcb, fcprojw, fcprojb, lnfw, lnfb, total;
+};
+// One parameter tensor: its name (as in the layout), offset in the flat buffer and shape.
+struct GptParamTensor { std::string name; std::size_t offset; Shape shape; };
+
+// What the forward pass keeps for backward and for inspection (llm.c's ActivationTensors), for
+// the last call's B and T; BT = B * T. Per-layer buffers hold layer l at offset l * (one layer's size).
+struct GptActivations {
+    std::vector<double> encoded;              // (B, T, C)        wte[tokens] + wpe[0..T-1]
+    std::vector<double> ln1;                  // (L, B, T, C)     layernorm of the residual stream
+    std::vector<double> ln1_mean, ln1_rstd;   // (L, B, T)
+    std::vector<double> qkv;                  // (L, B, T, 3C)    ln1 qkvw + qkvb = [q | k | v]
+    std::vector<double> atty;                 // (L, B, T, C)     attention output, heads side by side
+    std::vector<double> att;                  // (L, B, NH, T, T) attention weights
+    std::vector<double> attproj;              // (L, B, T, C)     atty attprojw + attprojb
+    std::vector<double> residual2;            // (L, B, T, C)     residual + attproj
+    std::vector<double> ln2;                  // (L, B, T, C)
+    std::vector<double> ln2_mean, ln2_rstd;   // (L, B, T)
+    std::vector<double> fch;                  // (L, B, T, 4C)    ln2 fcw + fcb
+    std::vector<double> fch_gelu;             // (L, B, T, 4C)    gelu(fch)
+    std::vector<double> fcproj;               // (L, B, T, C)     fch_gelu fcprojw + fcprojb
+    std::vector<double> residual3;            // (L, B, T, C)     residual2 + fcproj: the next layer's input
+    std::vector<double> lnf;                  // (B, T, C)        final layernorm
+    std::vector<double> lnf_mean, lnf_rstd;   // (B, T)
+    std::vector<double> logits;               // (B, T, V)        lnf wte^T
+    std::vector<double> probs;                // (B, T, V)        softmax(logits)
 };
 
 class Gpt {
@@ -41,6 +69,7 @@ public:
     std::vector<double>& params() { return params_; }
     const std::vector<double>& params() const { return params_; }
     const std::vector<double>& grads() const { return grads_; }
+    std::vector<GptParamTensor> param_tensors() const;   // the layout's tensors, in buffer order
 
     // tokens, targets: (B, T) row-major, T <= t_max, values < vocab; targets may be null (no loss).
     // Returns the mean cross-entropy (or NaN without targets). Logits and activations are kept.
@@ -52,6 +81,7 @@ public:
     // After forward: logits (B, T, V) and the attention weights of layer l: (B, NH, T, T).
     Tensor logits() const;
     Tensor attention(std::size_t layer) const;
+    const GptActivations& activations() const { return acts_; }
     std::size_t steps() const { return step_; }
 
 private:
@@ -59,11 +89,10 @@ private:
     GptParamLayout layout_;
     std::vector<double> params_, grads_, m_, v_;
     std::size_t step_ = 0;
-    // activations of the last forward (B, T)
+    // the last forward: its batch (B, T), tokens and targets (B, T), and activations
     std::size_t B_ = 0, T_ = 0;
     std::vector<int> tokens_, targets_;
-    std::vector<double> encoded_, ln1_, ln1_mean_, ln1_rstd_, qkv_, atty_, preatt_, att_, attproj_, residual2_, ln2_,
-        ln2_mean_, ln2_rstd_, fch_, fch_gelu_, fcproj_, residual3_, lnf_, lnf_mean_, lnf_rstd_, logits_, probs_;
+    GptActivations acts_;
 };
 
 // Characters (Unicode code points) of a training text, its vocabulary and a 90/10 split.
@@ -120,8 +149,9 @@ private:
 CharTrainer make_trainer(const std::string& text, const Options& opts);
 
 // Gradient check of the whole model on a tiny configuration (V 7, C 8, 2 heads, 2 layers, T 4,
-// B 2) against central finite differences: max |analytic - numeric| over all parameters.
-struct GptGradcheck { bool passed; double max_abs_error; std::size_t params; };
+// B 2) against central finite differences, with the lab's gradcheck (PyTorch's tolerances):
+// max |analytic - numeric| over all parameters, and the result per parameter tensor.
+struct GptGradcheck { bool passed; double max_abs_error; std::size_t params; std::vector<GradcheckInput> inputs; };
 GptGradcheck gpt_gradcheck(std::uint64_t seed);
 
 }  // namespace attn

@@ -39,7 +39,7 @@ export default {
     const x1 = ctx.editor('x2', { names: ['T', 'C'] });
     const norm = ctx.toggle('norm');
     const batch = ctx.toggle('batch');
-    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true });
+    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true, axes: 'self' });
     const y0 = heatmap({ t, name: 'y0', label: t('y0'), names: ['T', 'C'] });
     const y1 = heatmap({ t, name: 'y1', label: t('y1'), names: ['T', 'C'] });
     const loop = heatmap({ t, name: 'loop', label: t('loop'), names: ['T', 'C'] });

@@ -40,8 +40,8 @@ export default {
       q: heatmap({ t, name: 'q', label: 'Q = X W_Q', names: ['B', 'T', 'd'] }),
       k: heatmap({ t, name: 'k', label: 'K = X W_K', names: ['B', 'T', 'd'] }),
       v: heatmap({ t, name: 'v', label: 'V = X W_V', names: ['B', 'T', 'd'] }),
-      s: heatmap({ t, name: 's', label: t('S'), names: ['B', 'T', 'T'] }),
-      a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true }),
+      s: heatmap({ t, name: 's', label: t('S'), names: ['B', 'T', 'T'], axes: 'self' }),
+      a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true, axes: 'self' }),
       y: heatmap({ t, name: 'y', label: t('Y'), names: ['B', 'T', 'd'] }),
     };
     ctx.lab.append(

@@ -37,8 +37,9 @@ export default {
   state: [
     { key: 'T', type: 'int', min: 2, max: 64, default: 6 },
     { key: 'C', type: 'enum', options: [4, 8, 16, 32], default: 16 },
-    { key: 'heads', type: 'enum', options: [1, 2, 4, 8], default: 4 },
-    { key: 'head', type: 'int', min: 0, max: 7, default: 0 },
+    // heads divide C (hs = C / heads); only existing heads can be shown
+    { key: 'heads', type: 'enum', options: [1, 2, 4, 8], default: 4, within: (s) => ({ options: [1, 2, 4, 8].filter((n) => s.C % n === 0) }) },
+    { key: 'head', type: 'int', min: 0, max: 7, default: 0, within: (s) => ({ max: s.heads - 1 }) },
     { key: 'causal', type: 'bool', default: true },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
     { key: 'logits', type: 'vector', minCols: 2, maxCols: 10, default: [0.1, -0.2, 0.3, -0.2, 0.5] },
@@ -48,12 +49,12 @@ export default {
     const { t } = ctx;
     const T = ctx.integer('T');
     const C = ctx.select('C');
-    const heads = ctx.select('heads', { onChange: (v) => ctx.set({ heads: v, head: 0 }) });
-    const head = ctx.integer('head');
+    const heads = ctx.select('heads');
+    const head = ctx.select('head');
     const causal = ctx.toggle('causal');
     const seed = ctx.integer('seed');
     const hsLine = h('p.shape-line');
-    const maps = SCALES.map((sc) => heatmap({ t, name: `w-${sc}`, label: t(`${sc}_scale`), names: ['T', 'T'], weights: true }));
+    const maps = SCALES.map((sc) => heatmap({ t, name: `w-${sc}`, label: t(`${sc}_scale`), names: ['B', 'H', 'T', 'T'], weights: true, axes: 'self' }));
     const chart = lineChart({ label: t('chart') });
     const logits = ctx.editor('logits');
     const factor = ctx.slider('factor', { step: 0.5, format: (v) => `× ${v}` });
@@ -83,7 +84,6 @@ export default {
     return {
       compute(s, core) {
         const runs = attentionRuns([s.T, s.C, s.heads, s.causal, s.seed], s, core);
-        if (s.head >= s.heads) throw new Error(`head = ${s.head} is past the ${s.heads} heads (0 to ${s.heads - 1})`);
         return { runs, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
       },
       paint(r, s) {
@@ -94,7 +94,7 @@ export default {
         if (headChanged || runsChanged) r.runs.forEach((run, i) => {
           const ent = matrixAt(run.stats.entropy, 0)[s.head], mx = matrixAt(run.stats.maxWeight, 0)[s.head];
           maps[i].set(matrixAt(run.weights, 0, s.head), {
-            shape: [1, s.heads, s.T, s.T], names: ['B', 'H', 'T', 'T'],
+            shape: [1, s.heads, s.T, s.T],
             rowMarks: Object.fromEntries(ent.map((e, j) => [j, `${fmt(e, 2)} / ${fmt(mx[j], 2)}`])), rowMarksLabel: t('stats'),
           });
         });

@@ -42,8 +42,8 @@ export default {
     const shuffle = button({ label: t('shuffle'), onClick: () => ctx.set({ seed: (ctx.state.seed + 1) % 10000 }) });
     const perm = h('p.shape-line.perm');
     const px = heatmap({ t, name: 'px', label: t('px'), names: ['B', 'T', 'C'] });
-    const a = heatmap({ t, name: 'attnPx', label: t('attnPx'), names: ['B', 'T', 'D'] });
-    const b = heatmap({ t, name: 'pAttn', label: t('pAttn'), names: ['B', 'T', 'D'] });
+    const a = heatmap({ t, name: 'attnPx', label: t('attnPx'), names: ['B', 'T', 'd'] });
+    const b = heatmap({ t, name: 'pAttn', label: t('pAttn'), names: ['B', 'T', 'd'] });
     const table = heatmap({ t, name: 'table', label: t('table'), names: ['T', 'C'] });
     const out = readout({ name: 'diff' });
     ctx.lab.append(h('div.controls', {}, pos.el, causal.el, tmax.el, shuffle),

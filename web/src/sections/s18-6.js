@@ -38,13 +38,16 @@ export default {
     const heads = ctx.select('heads');
     const seed = ctx.integer('seed');
     const tinNote = h('p.note');
-    const mask = heatmap({ t, name: 'mask', label: t('mask'), names: ['T_out', 'T_in'], digits: 0, weights: true });
-    const maps = [0, 1].map((i) => heatmap({ t, name: `w${i}`, label: t('weights', { h: i }), names: ['B', 'H', 'T_out', 'T_in'], weights: true }));
+    const mask = heatmap({ t, name: 'mask', label: t('mask'), names: ['T_out', 'T_in'], digits: 0, weights: true, axes: 'cross' });
+    const maps = [0, 1].map((i) => heatmap({ t, name: `w${i}`, label: t('weights', { h: i }), names: ['B', 'H', 'T_out', 'T_in'], weights: true, axes: 'cross' }));
+    // cross-attention: queries from the output (T_out), keys from the encoder (T_in); self-attention: one T
+    const axesOf = (s) => (s.mode === 'cross' ? { axes: 'cross', T: ['T_out', 'T_in'] } : { axes: 'self', T: ['T', 'T'] });
     const shapes = h('p.shape-line');
     ctx.lab.append(h('div.controls', {}, mode.el), h('div.controls', {}, tout.el, tin.el, heads.el, seed.el), tinNote,
       h('div.row', {}, mask.el, maps[0].el, maps[1].el), shapes);
     return {
       sync(s) {
+        tout.set(s.tout, { label: t(s.mode === 'cross' ? 'tout' : 'T') });
         tin.el.hidden = s.mode !== 'cross';
         tinNote.hidden = s.mode === 'cross';
         tinNote.textContent = t('tinSelf');
@@ -60,9 +63,10 @@ export default {
         return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }) };
       },
       paint({ r, mask: m }, s) {
-        mask.set(matrixAt(m), { names: s.mode === 'cross' ? ['T_out', 'T_in'] : ['T', 'T'] });
-        for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape });
-        shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', 'T_out', 'T_in'], r.weights.shape), tk: r.weights.shape[3] });
+        const { axes, T } = axesOf(s);
+        mask.set(matrixAt(m), { names: T, axes });
+        for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape, names: ['B', 'H', ...T], axes });
+        shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
       },
     };
   },

@@ -31,7 +31,7 @@ export default {
   strings,
   state: [
     { key: 'T', type: 'int', min: 2, max: 10, default: 6 },
-    { key: 't', type: 'int', min: 0, max: 8, default: 2 },
+    { key: 't', type: 'int', min: 0, max: 8, default: 2, within: (s) => ({ max: s.T - 2 }) },   // the future is t+1 .. T-1
     { key: 'causal', type: 'bool', default: true },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
     { key: 'p', type: 'number', min: 0, max: 0.9, default: 0.5 },
@@ -47,9 +47,9 @@ export default {
     const training = ctx.toggle('training');
     const ref = readout({ className: 'ref', name: 'ref' });
     const gc = readout({ className: 'gradcheck', name: 'gradcheck' });
-    const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'D'], digits: 3 });
+    const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'C'], digits: 3 });
     const probeOut = readout({ className: 'probe', name: 'probe' });
-    const drop = heatmap({ t, name: 'drop', label: t('drop'), names: ['B', 'T', 'T'] });
+    const drop = heatmap({ t, name: 'drop', label: t('drop'), names: ['B', 'T', 'T'], axes: 'self' });
     const dropNote = h('p.note');
     ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el),
       h('div.row', {}, h('div.stack', {}, h('h4', {}, t('ref')), ref.el), h('div.stack', {}, h('h4', {}, t('gc')), gc.el)),

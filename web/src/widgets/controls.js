@@ -32,8 +32,8 @@ export function select({ label, options = [], onChange, name, id = nextId('sel')
   return { el, set };
 }
 
-/** Whole numbers in [min, max]; anything else is marked and not reported. set(v, {min, max})
- * moves the bounds with the state. */
+/** Whole numbers in [min, max]; anything else is marked and not reported. set(v, {min, max, label})
+ * moves the bounds with the state (and renames the field). */
 export function integer({ t, label, min, max, onChange, name, id = nextId('int') }) {
   const msg = h('span.cell-error', { role: 'alert', hidden: true, id: `${id}-err` });
   const input = h('input', { type: 'number', id, min, max, step: 1, inputmode: 'numeric', 'data-name': name,
@@ -51,8 +51,10 @@ export function integer({ t, label, min, max, onChange, name, id = nextId('int')
       msg.hidden = true;
       onChange(v);
     } });
-  const el = h('label.control.integer', { for: id }, label, ' ', input, ' ', msg);
+  const labelEl = h('span', {}, label);
+  const el = h('label.control.integer', { for: id }, labelEl, ' ', input, ' ', msg);
   function set(v, limits = {}) {
+    if (limits.label !== undefined) labelEl.textContent = limits.label;
     min = limits.min ?? min;
     max = limits.max ?? max;
     input.min = String(min);

@@ -4,6 +4,7 @@
 // Keyboard: arrows move between cells (left/right at the ends of the text), Enter moves down.
 import { h, nextId } from './dom.js';
 import { shapeText } from '../format.js';
+import { axesNote } from './axes.js';
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -16,8 +17,9 @@ export function parseCell(text) {
   return Number.isFinite(v) ? { value: v } : { error: 'inf' };
 }
 
+/** axes: 'self' or 'cross' when the matrix is attention-shaped (scores): rows receive, columns give */
 export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows = 12, minCols = 1, maxCols = 12,
-  resizeRows = true, resizeCols = true, name, id = nextId('m') }) {
+  resizeRows = true, resizeCols = true, axes = null, name, id = nextId('m') }) {
   let rows = [[0]];
   const table = h('table.matrix.editable', { role: 'grid', 'aria-label': label });
   const badge = h('span.shape-badge');
@@ -34,8 +36,10 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
     h('button', { type: 'button', onclick: resize(-1, 0), 'data-act': 'remove-row' }, t('removeRow')));
   if (resizeCols) buttons.push(h('button', { type: 'button', onclick: resize(0, 1), 'data-act': 'add-col' }, t('addCol')),
     h('button', { type: 'button', onclick: resize(0, -1), 'data-act': 'remove-col' }, t('removeCol')));
+  const axesLine = axesNote(t);
+  axesLine.set(axes);
   const el = h('figure.tensor.editor', { id, 'data-name': name },
-    h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge),
+    h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), axesLine.el,
     h('div.scroll', {}, table),
     buttons.length ? h('div.resize', {}, buttons) : null,
     message);
