@@ -121,12 +121,12 @@ test('three elements on a course page: isolated styles, ids and edits, one WebAs
   const inside = await page.locator('#a').evaluate((host) => {
     const root = host.shadowRoot;
     const cs = (sel) => getComputedStyle(root.querySelector(sel));
-    const p = cs('.lesson p'), input = cs('[data-name="x"] input'), title = cs('.lab-section > h2');
+    const p = cs('.lesson p'), input = cs('[data-name="x"] input'), title = cs('.lab-section > h2'), badge = cs('figcaption .shape-badge');
     return {
       p: [p.color, p.fontSize, p.fontFamily.split(',')[0], p.textTransform, p.letterSpacing],
       section: cs('.lab-section').display, heatmap: cs('table.heatmap').display, button: cs('button.reset').display,
       input: [input.width, input.backgroundColor, input.borderTopWidth],
-      title: title.fontSize,
+      sizes: [title.fontSize, badge.fontSize],
       katex: [cs('.lesson p .katex').display, cs('.lesson p .katex').fontFamily],
     };
   });
@@ -137,7 +137,7 @@ test('three elements on a course page: isolated styles, ids and edits, one WebAs
   assert.notEqual(inside.input[0], '300px');
   assert.equal(inside.input[1], 'rgb(255, 255, 255)');
   assert.equal(inside.input[2], '1px');
-  assert.equal(inside.title, '22.4px', '1.4rem of the lab, not the host\'s root size');
+  assert.deepEqual(inside.sizes, ['22.4px', '13.6px'], 'rem lengths of the lab (1.4rem; .85rem inside a .92rem caption), not of the host\'s root size');
   assert.equal(inside.katex[0], 'inline');
   assert.match(inside.katex[1], /^KaTeX_Main/);
 

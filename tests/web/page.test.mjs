@@ -356,11 +356,13 @@ test('?solutions=0 leaves out hints, solutions and diagnoses, on the page and in
     for (const [i, v] of [0.25, 0.5, 0.25, 5].entries()) await ex.locator('input[type="text"]').nth(i).fill(String(v));
     await ex.locator('button[type="submit"]').click();
     assert.match(await ex.locator('.feedback').textContent(), /^Correct/);
-    const head = page.locator('[data-exercise="ex-18.4-head"]');   // 1 is the sqrt(C) misconception
-    await head.locator('input[type="text"]').fill('1');
-    await head.locator('button[type="submit"]').click();
-    assert.equal(await head.locator('.feedback').textContent(), 'Not yet. Think again.', 'no hint to point to');
-    assert.equal(await head.locator('.diagnosis').count(), 0, 'no diagnosis');
+    // exercise 3 with the given row unchanged: a known misconception, shown without its diagnosis
+    const ex3 = page.locator('[data-exercise="ex-chapter-3"]');
+    const given = (await ex3.locator('.given').textContent()).match(/\(([^,]+), ([^)]+)\)/).slice(1).map((v) => v.trim());
+    for (const [i, v] of given.entries()) await ex3.locator('input[type="text"]').nth(i).fill(v);
+    await ex3.locator('button[type="submit"]').click();
+    assert.equal(await ex3.locator('.feedback').textContent(), 'Not yet. Think again.', 'no hint to point to');
+    assert.equal(await ex3.locator('.diagnosis').count(), 0, 'no diagnosis');
     assert.equal(page.url().includes('solutions=0'), true, 'kept in the URL');
     assert.deepEqual(errors, []);
     await page.close();

@@ -44,13 +44,14 @@ const FONT_FACE = /@font-face\s*\{[^}]*\}/g;
 
 // Inside the shadow root: the host box, a wrapper that starts from initial values (nothing
 // inherited from the host page) and then takes the lab's theme, which style.css declares on
-// :root for the page. rem would follow the host's root font size, so it becomes em here.
+// :root for the page. rem would follow the host page's root font size, so the lab's rem lengths
+// are taken from the wrapper's size instead (--lab-rem).
 const shadowCss = `
 :host { display: block; }
 :host([hidden]) { display: none; }
-.attention-lab { all: initial; display: block; visibility: inherit; font-size: var(--attention-lab-font-size, 16px); }
+.attention-lab { all: initial; display: block; visibility: inherit; --lab-rem: var(--attention-lab-font-size, 16px); font-size: var(--lab-rem); }
 ${katexCss.replace(FONT_FACE, '')}
-${labCss.replace(/:root\b/g, '.attention-lab').replace(/(\d*\.?\d+)rem\b/g, '$1em')}
+${labCss.replace(/:root\b/g, '.attention-lab').replace(/(\d*\.?\d+)rem\b/g, 'calc($1 * var(--lab-rem))')}
 .attention-lab { background: none; }
 .attention-lab > .lab-section:first-of-type { margin-top: 0; }
 .attention-lab > .lab-section:last-child { margin-bottom: 0; }
