@@ -1,7 +1,7 @@
 // The lab page: header (title, language, contents) and the sections of sections/index.js, mounted
 // by mountLab() (mount.js) with the state in the URL; `?embed=18.3` shows one section alone,
 // sized for an iframe, and tells the parent page its height; `?solutions=0` hides the exercises'
-// hints and solutions.
+// hints, solutions and diagnoses.
 import 'katex/dist/katex.min.css';
 import './style.css';
 import { h } from './widgets/dom.js';
