@@ -351,6 +351,32 @@ test('embed mode shows one section and posts its height to the parent page', asy
   await page.close();
 });
 
+test('?solutions=0 leaves out hints, solutions and diagnoses, on the page and in the embed; the exercises still check', async () => {
+  for (const query of ['?lang=en&solutions=0', '?lang=en&embed=exercises&solutions=0']) {
+    const { page, errors } = await open(query);
+    const exercises = await page.locator('.exercise').count();
+    assert.ok(exercises >= 3, `${query}: ${exercises} exercises`);
+    assert.equal(await page.locator('details.hint, details.solution').count(), 0, query);
+    const ex = page.locator('[data-exercise="ex-chapter-1"]');
+    for (const [i, v] of [0.25, 0.5, 0.25, 5].entries()) await ex.locator('input[type="text"]').nth(i).fill(String(v));
+    await ex.locator('button[type="submit"]').click();
+    assert.match(await ex.locator('.feedback').textContent(), /^Correct/);
+    // exercise 3 with the given row unchanged: a known misconception, shown without its diagnosis
+    const ex3 = page.locator('[data-exercise="ex-chapter-3"]');
+    const given = (await ex3.locator('.given').textContent()).match(/\(([^,]+), ([^)]+)\)/).slice(1).map((v) => v.trim());
+    for (const [i, v] of given.entries()) await ex3.locator('input[type="text"]').nth(i).fill(v);
+    await ex3.locator('button[type="submit"]').click();
+    assert.equal(await ex3.locator('.feedback').textContent(), 'Not yet. Think again.', 'no hint to point to');
+    assert.equal(await ex3.locator('.diagnosis').count(), 0, 'no diagnosis');
+    assert.equal(page.url().includes('solutions=0'), true, 'kept in the URL');
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+  const { page } = await open('?lang=en&solutions=1');
+  assert.equal(await page.locator('details.hint').count(), await page.locator('.exercise').count(), 'one hint per exercise');
+  await page.close();
+});
+
 for (const { id } of SECTIONS) {
   test(`embed=${id} alone renders without console errors, in both languages`, async () => {
     for (const lang of ['zh', 'en']) {

@@ -19,6 +19,7 @@ export const strings = {
     readAs: '你的答案读作 {values}。',
     wrongKnown: '还不对。',
     solvedBefore: '✓ 你之前已经做对了（答案保存在这里）。',
+    incorrectNoHint: '还不对。再想想。',
   },
   en: {
     answerHelp: 'Numbers or short expressions: 1/4, 0.25, −1/3, √2/2 or sqrt(2)/2, 2^−3, e^2, ln 2, π/4.',
@@ -28,9 +29,12 @@ export const strings = {
     readAs: 'Your answer reads as {values}.',
     wrongKnown: 'Not yet.',
     solvedBefore: '✓ You solved this before (your answer is kept here).',
+    incorrectNoHint: 'Not yet. Think again.',
   },
 };
 
+/** solutions: false leaves out the hint, the solution and the diagnosis of a wrong answer (a graded
+ * session); kept: the progress store's hooks for this exercise (course.js), or null. */
 export function mountExercise(def, { core, lang, text, resources, solutions = true, kept = null }) {
   const t = makeT(lang, strings);
   const id = nextId('ex');
@@ -79,7 +83,7 @@ export function mountExercise(def, { core, lang, text, resources, solutions = tr
       const d = h('div.diagnosis', { 'data-misconception': r.misconception });
       d.innerHTML = diagnosis;   // build-time Markdown, raw HTML disabled
       say('wrong', h('p', {}, t('wrongKnown')), d, readAs);
-    } else say('wrong', h('p', {}, t(solutions ? 'incorrect' : 'wrongKnown')), readAs);   // no pointer to a hidden hint
+    } else say('wrong', h('p', {}, t(solutions ? 'incorrect' : 'incorrectNoHint')), readAs);   // no hint to open without solutions
   };
   const form = h('form.answer', { onsubmit: (e) => { e.preventDefault(); onCheck(); }, oninput: () => kept?.answer(values()) },
     def.choices

@@ -11,6 +11,7 @@
 //   errors                 optional: which state key's widget owns a core error, by the error's argument
 //                          (params.arg or params.other, e.g. 'opts.wk') or by its code: {'opts.wk': 'wk',
 //                          overflow: ['x', 'wq']}; of several, the one the student changed last
+//   destroy()              optional: release what the view holds (a worker) when the section is removed
 // Every change goes the same way: update state (kept inside its limits), serialize it to the URL,
 // sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
 // core's error, in the page's language (messages.js), appears beside the widget that owns it, or
@@ -32,11 +33,11 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('h2', { id: headingId }, lesson.title),
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
-  if (controller) mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState });
+  const view = controller ? mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState }) : null;
   const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
   // the exercises section's own title already says "Exercises": no second heading there
   if (ex.length) el.append(h('div.exercises', {}, spec.id === 'exercises' ? null : h('h3', {}, t('exercises')), ex));
-  return { el };
+  return { el, destroy: () => view?.destroy?.() };
 }
 
 function mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState }) {
@@ -99,6 +100,7 @@ function mountLab(el, controller, schema, { t, lang, core, coreModule, resources
 
   lab.append(h('div.section-tools', {}, h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(schema)) }, t('reset'))));
   run();
+  return view;
 }
 
 /** '18.3' -> 's18-3' (the section's element id and URL fragment); 'exercises' -> 'exercises'. */

@@ -311,6 +311,7 @@ export default {
     }
 
     return {
+      destroy() { worker?.terminate(); worker = null; live.running = false; },
       sync(s) {
         // the text, seed or mask changed (a control, or the section's reset): rebuild the model
         if (live.ready && keyOf(s) !== modelKey && s.source !== 'custom') queueMicrotask(() => ensureModel());
