@@ -3,6 +3,9 @@
 // `dispatch()`, which check every message against this table, so a renamed or forgotten field is
 // an error at the first message, not a blank chart.
 
+/** The worker evaluates the model (training and validation loss) every EVAL_EVERY steps; the page says so. */
+export const EVAL_EVERY = 50;
+
 /** Page -> worker. */
 export const REQUESTS = {
   init: ['module', 'bytes'],                              // the compiled core (same origin) or its bytes (file://); one is null

@@ -57,13 +57,14 @@ export default {
     const x1 = ctx.editor('x2', { names: ['T', 'C'] });
     const norm = ctx.toggle('norm');
     const batch = ctx.toggle('batch');
-    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true, axes: 'self' });
+    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true, axes: 'past' });
     const y0 = heatmap({ t, name: 'y0', label: t('y0'), names: ['T', 'C'] });
     const y1 = heatmap({ t, name: 'y1', label: t('y1'), names: ['T', 'C'] });
     const loop = heatmap({ t, name: 'loop', label: t('loop'), names: ['T', 'C'] });
     const out = readout({ name: 'diff' });
     const diffNote = h('p.note.diff-note');
-    const example = button({ label: t('nonInteger'), onClick: () => ctx.set({ x: NON_INTEGER_X }) });
+    // the chapter's figure is about averaging: the example switches normalizing on too
+    const example = button({ label: t('nonInteger'), onClick: () => ctx.set({ x: NON_INTEGER_X, norm: true }) });
     const xBadge = h('p.shape-line'), yBadge = h('p.shape-line');
     // each operator is grouped with its operand, so a narrow screen never leaves "×" or "=" alone on a line
     const op = (sign, ...operand) => h('div.term', {}, h('span.op', { 'aria-hidden': 'true' }, sign), h('div.stack', {}, ...operand));

@@ -75,13 +75,13 @@ export default {
   errors: { x: 's', overflow: 's' },
   build(ctx) {
     const { t } = ctx;
-    const scores = ctx.editor('s', { names: ['T', 'T'], axes: 'self' });
+    const scores = ctx.editor('s', { names: ['T', 'T'], axes: 'past' });
     const mask = ctx.editor('mask');
     const presets = h('div.controls', {},
       button({ label: t('causal'), onClick: () => ctx.set({ mask: causal(ctx.state.s.length, ctx.state.s[0].length) }) }),
       button({ label: t('none'), onClick: () => ctx.set({ mask: ctx.state.s.map((r) => r.map(() => 1)) }) }));
-    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true, axes: 'self' });
-    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true, axes: 'self' });
+    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true, axes: 'past' });
+    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true, axes: 'past' });
     // the other order is shown once the student has predicted what it does (or skipped)
     let revealed = false;
     const predictAfter = prediction({ lang: ctx.lang, name: 'predict-after', question: t('predictAfter'),
@@ -94,7 +94,7 @@ export default {
     const dims = dimSelector({ label: t('dimTitle'), onChange: (v) => ctx.set({ dim: v }) });
     const explain = h('p.note.dim-explain', { role: 'status' });
     const slices = h('div.slices');
-    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true, axes: 'self' }));
+    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true, axes: 'past' }));
     slices.append(...sliceMaps.map((m) => m.el));
     const sums = heatmap({ t, name: 'sums', label: '', names: null, digits: 6 });
     const sumsLast = heatmap({ t, name: 'sums-last', label: t('sumsLast'), names: null, digits: 6 });

@@ -11,7 +11,7 @@ const strings = {
   zh: {
     t: '比较到位置 t（改动 t 之后的输入）', p: 'dropout 概率 p', training: '训练模式（关 = 评估）',
     ref: '与朴素参考实现比较', refErr: '输出最大误差', gc: 'gradcheck（中心差分，eps 1e-6，atol 1e-5，rtol 1e-3）',
-    pass: '通过', fail: '未通过', maxErr: '{name} 最大误差',
+    pass: '通过', fail: '未通过', maxErr: '对 {name} 的梯度：最大误差',
     probe: '改动未来后的输出变化 |Δout|（前 t+1 行是前缀）', prefix: '前缀 (≤ t) 最大变化', future: '未来 (> t) 最大变化',
     exact: '严格为 0：遮罩让前缀完全看不到未来。', leak: '前缀变了：没有遮罩，未来的信息漏进了过去的输出。',
     dropTrainLabel: 'dropout 后的权重（训练模式，一次采样）', dropEvalLabel: 'dropout 后的权重（评估模式：原样不变）',
@@ -27,7 +27,7 @@ const strings = {
   en: {
     t: 'Compare up to position t (the input after t changes)', p: 'Dropout p', training: 'Training (off = evaluation)',
     ref: 'Against a plain reference implementation', refErr: 'max output error', gc: 'gradcheck (central differences, eps 1e-6, atol 1e-5, rtol 1e-3)',
-    pass: 'passed', fail: 'failed', maxErr: '{name} max error',
+    pass: 'passed', fail: 'failed', maxErr: 'gradient for {name}: max error',
     probe: 'Output change |Δout| after changing the future (the first t+1 rows are the prefix)', prefix: 'max change in the prefix (≤ t)', future: 'max change in the future (> t)',
     exact: 'Exactly 0: the mask hides the future from the prefix completely.', leak: 'The prefix moved: without the mask, the future leaks into earlier outputs.',
     dropTrainLabel: 'Weights after dropout (training, one sample)', dropEvalLabel: 'Weights after dropout (evaluation: unchanged)',
@@ -97,7 +97,7 @@ export default {
       paint(r, s) {
         ref.set([[t('refErr'), fmtErr(r.refErr), 'diff']]);
         gc.set([['', r.gc.passed ? t('pass') : t('fail'), r.gc.passed ? 'good' : 'bad'],
-          ...Object.entries(r.gc.inputs).map(([name, i]) => [t('maxErr', { name }), fmtErr(i.maxAbsError)])]);
+          ...Object.entries(r.gc.inputs).map(([name, i]) => [t('maxErr', { name: name.toUpperCase() }), fmtErr(i.maxAbsError)])]);   // q -> Q, as the lesson writes it
         const prefixRows = new Set(Array.from({ length: s.t + 1 }, (_, i) => i));
         probe.set(matrixAt(r.probe.change, 0), { shape: r.probe.change.shape, highlightRows: prefixRows });
         const exact = r.probe.maxPrefixChange === 0;

@@ -32,7 +32,7 @@ export function colour(v, { signed, max }) {
 }
 const LARGE = 400;   // cells; past this a heatmap is drawn on a canvas and its table built on demand
 
-/** axes: 'self' or 'cross' for an attention-shaped matrix (rows receive, columns give; see axes.js) */
+/** axes: 'past', 'self' or 'cross' for an attention-shaped matrix (rows receive, columns give; see axes.js) */
 export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, axes: initialAxes = null, tableUpTo = LARGE, id = nextId('hm') }) {
   let label = initialLabel;   // set(rows, {label}) can change it
   let axes = initialAxes;     // and set(rows, {axes})
