@@ -8,6 +8,8 @@
 //                          another layout, which is still asked of the core); DOM only
 //   compute(state, core)   every number, from the core (no DOM); throws the core's Error
 //   paint(result, state)   draw the result (DOM only, no math)
+//   pytorch(state, result) optional: the PyTorch program of what is on screen, for the "Show as
+//                          PyTorch" panel (widgets/pytorch-panel.js); called only while it is open
 // Every change goes the same way: update state (kept inside its limits), serialize it to the URL,
 // sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
 // status explains.
@@ -16,6 +18,7 @@ import { makeT, translateError } from './i18n.js';
 import { defaults, fitState } from './state.js';
 import { schemaWidgets } from './schema-widgets.js';
 import { mountExercise } from './exercise-view.js';
+import { pytorchPanel } from './widgets/pytorch-panel.js';
 
 export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState }) {
   const { controller } = spec;
@@ -54,6 +57,7 @@ function mountLab(el, controller, schema, { t, lang, core, coreModule, resources
   };
   Object.assign(ctx, schemaWidgets(ctx, schema, (key, widget, show) => { shown.push(show); return widget; }));
   const view = controller.build(ctx);
+  const panel = view.pytorch ? pytorchPanel({ t }) : null;
 
   function run() {
     for (const show of shown) show(state);
@@ -71,9 +75,12 @@ function mountLab(el, controller, schema, { t, lang, core, coreModule, resources
     status.classList.remove('error');
     el.classList.remove('has-error');
     view.paint(result, state);
+    const painted = state;
+    panel?.update(() => view.pytorch(painted, result));
   }
 
   lab.append(h('div.section-tools', {}, h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(schema)) }, t('reset'))));
+  if (panel) lab.append(panel.el);
   run();
 }
 

@@ -1,8 +1,9 @@
 // Trains the character GPT off the main thread, so the page stays responsive. It receives the
 // compiled WebAssembly.Module from the page, and answers requests with messages:
 //   in:  init {module} or {bytes} | reset {text, options} | start | pause | sample {prompt, length, temperature, seed}
-//        | attention {text} | future {text, t, seed}
-//   out: ready | model {config, train, val} | progress {...} | sample | attention | future | error {message, request}
+//        | attention {text} | future {text, t, seed} | parameters
+//   out: ready | model {config, train, val} | progress {...} | sample | attention | future | parameters {params, step}
+//        | error {message, request}
 import { instantiateCore } from '../../wasm/js/api.js';
 
 let core = null, model = null, running = false, history = [], step = 0;
@@ -74,6 +75,12 @@ onmessage = async ({ data: msg }) => {
       case 'future':
         post({ type: 'future', text: msg.text, t: msg.t, result: model.futureCheck(msg.text, { t: msg.t, seed: msg.seed }), step });
         break;
+      case 'parameters': {   // for "Show as PyTorch": the model's parameters in the core's layout
+        if (!model) throw new Error('no model yet');
+        const params = model.parameters();
+        postMessage({ type: 'parameters', params, step }, [params.buffer]);
+        break;
+      }
       default:
         throw new Error(`unknown request ${String(msg.type).slice(0, 40)}`);
     }

@@ -4,6 +4,7 @@ import { readout } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr, shapeText } from '../format.js';
+import { assign, header, program, say, show } from '../../../wasm/js/pytorch-format.js';
 
 const strings = {
   zh: {
@@ -63,13 +64,30 @@ export default {
       },
       paint(r, s) {
         const sums = values(r.rowSums);
-        A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarksLabel: t('rowSum') });
+        A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarkValues: sums, rowMarksLabel: t('rowSum') });
         y0.set(matrixAt(r.Y, 0));
         if (s.batch) y1.set(matrixAt(r.Y, 1));
         loop.set(matrixAt(r.loop, 0));
         xBadge.textContent = `${t('xShape')} ${shapeText(['B', 'T', 'C'], r.X.shape)}`;
         yBadge.textContent = `${t('yShape')} ${shapeText(['B', 'T', 'C'], r.Y.shape)}`;
-        out.set(s.norm ? [[t('maxDiff'), fmtErr(r.diff), 'diff']] : [[t('maxDiff'), t('notAverage'), 'diff']]);
+        out.set(s.norm ? [[t('maxDiff'), fmtErr(r.diff), 'diff', r.diff]] : [[t('maxDiff'), t('notAverage'), 'diff']]);
+      },
+      pytorch(s, r) {
+        const c = say(ctx.lang);
+        return program(
+          header(c('Attention Lab 18.1: averaging the past as a matrix product, Y = A X.', '注意力实验室 18.1：把“平均过去”写成矩阵乘法 Y = A X。'),
+            [c('The section as it is on the page; the program prints what the page shows.', '本节在页面上的当前状态；程序打印的就是页面上显示的数字。')], { lang: ctx.lang }),
+          assign('X', r.X, `(B, T, C) = (${r.X.shape.join(', ')})`),
+          ['T = X.shape[1]',
+            `A = torch.ones(T, T).tril()                 # ${c('row t: ones at j <= t', '第 t 行：j <= t 处为 1')}`,
+            s.norm ? `A = A / A.sum(dim=-1, keepdim=True)         # ${c('each row averages the past', '每行对过去求平均')}`
+              : `# ${c('not normalized: Y holds running sums', '不归一化：Y 是累加和')}`,
+            `Y = A @ X                                   # ${c('(T, T) @ (B, T, C) -> (B, T, C): A broadcasts over the batch', '(T, T) @ (B, T, C) -> (B, T, C)：A 广播到每条序列')}`].join('\n'),
+          [`# ${c('the loop: out[t] = the mean of X[0..t]', '循环版：out[t] = X[0..t] 的均值')}`,
+            'loop = torch.stack([X[:, :t + 1].mean(dim=1) for t in range(T)], dim=1)'].join('\n'),
+          [show('A', 'A.tolist()'), show('row sums of A', 'A.sum(dim=-1).tolist()'), show('Y', 'Y.tolist()'),
+            show('loop, sequence 0', 'loop[0].tolist()'),
+            s.norm ? show('max |loop - Y|', '(loop - Y).abs().max().item()') : null].filter(Boolean).join('\n'));
       },
     };
   },

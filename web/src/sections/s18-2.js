@@ -6,6 +6,7 @@ import { dimSelector } from '../widgets/dim-selector.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt } from '../format.js';
+import { assign, header, program, say, show } from '../../../wasm/js/pytorch-format.js';
 
 const strings = {
   zh: {
@@ -97,12 +98,12 @@ export default {
         const demo = core.randn(s.kind === 'btt' ? [2, 3, 3] : [1, 2, 3, 3], s.seed);
         const w = core.softmax(demo, { dim: s.dim });
         return { before, after, beforeSums: core.sum(before, { dim: -1 }), afterSums: core.sum(after, { dim: -1 }),
-          w, wSums: core.sum(w, { dim: s.dim }) };
+          demo, w, wSums: core.sum(w, { dim: s.dim }) };
       },
       paint(r, s) {
         const marks = (sumT) => Object.fromEntries(values(sumT).map((v, i) => [i, fmt(v, 3)]));
-        before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarksLabel: t('rowSum') });
-        after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarksLabel: t('rowSum'), note: t('afterNote') });
+        before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarkValues: values(r.beforeSums), rowMarksLabel: t('rowSum') });
+        after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarkValues: values(r.afterSums), rowMarksLabel: t('rowSum'), note: t('afterNote') });
         nanNote.hidden = r.before.maskedRows.length === 0;
         nanNote.textContent = t('nanRows', { rows: r.before.maskedRows.map((idx) => idx.join(', ')).join('; ') });
         const d = s.dim < 0 ? s.dim + r.w.shape.length : s.dim;
@@ -115,6 +116,26 @@ export default {
         explain.className = `note dim-explain ${d === r.w.shape.length - 1 ? 'good' : 'bad'}`;
         const sumRows = r.wSums.shape.length === 1 ? [values(r.wSums)] : matrixAt(r.wSums, ...Array(r.wSums.shape.length - 2).fill(0));
         sums.set(sumRows, { shape: r.wSums.shape, names: null, label: t('sumsAlong', { dim: s.dim }) });
+      },
+      pytorch(s, r) {
+        const c = say(ctx.lang);
+        const maskT = { shape: [s.mask.length, s.mask[0].length], data: Uint8Array.from(s.mask.flat()) };
+        return program(
+          header(c('Attention Lab 18.2: the masked softmax, and which dim it normalizes.', '注意力实验室 18.2：带遮罩的 softmax，以及它沿哪一维归一化。'),
+            [c('The section as it is on the page; the program prints what the page shows.', '本节在页面上的当前状态；程序打印的就是页面上显示的数字。')], { lang: ctx.lang }),
+          [assign('S', tensor(s.s), c('scores (T, T)', '分数 (T, T)')), assign('allowed', maskT, c('the mask: True = allowed', '遮罩：True = 允许'))].join('\n'),
+          [`# ${c('mask, then softmax (the right way): masked scores become -inf and get weight 0', '先遮罩再 softmax（正确做法）：被遮住的分数变成 -inf，权重为 0')}`,
+            "before = S.masked_fill(~allowed, float('-inf')).softmax(dim=-1)",
+            `# ${c('softmax, then zero the masked entries: they already took part in the denominator', '先 softmax 再清零：被清零的位置已经占了分母')}`,
+            'after = S.softmax(dim=-1).masked_fill(~allowed, 0.0)'].join('\n'),
+          [show('mask, then softmax', 'before.tolist()'), show('row sums, mask then softmax', 'before.sum(dim=-1).tolist()'),
+            show('softmax, then zero', 'after.tolist()'), show('row sums, softmax then zero', 'after.sum(dim=-1).tolist()'),
+            `${show('rows with nothing allowed', '(~allowed).all(dim=-1).nonzero().flatten().tolist()')}   # ${c('NaN rows above', '即上面的 NaN 行')}`].join('\n'),
+          [`# ${c(`which dim? scores of shape ${s.kind === 'btt' ? '(B, T, T)' : '(B, H, T, T)'} drawn by the core (seed ${s.seed})`,
+            `沿哪一维？形状为 ${s.kind === 'btt' ? '(B, T, T)' : '(B, H, T, T)'} 的分数，由内核抽取（种子 ${s.seed}）`)}`,
+          assign('scores', r.demo),
+          `weights = scores.softmax(dim=${s.dim})`].join('\n'),
+          [show(`softmax along dim ${s.dim}`, 'weights.tolist()'), show(`sums along dim ${s.dim}`, `weights.sum(dim=${s.dim}).tolist()`)].join('\n'));
       },
     };
   },

@@ -3,6 +3,7 @@
 import { heatmap } from '../widgets/heatmap.js';
 import { h } from '../widgets/dom.js';
 import { tensor, toNested, matrixAt } from '../tensors.js';
+import { assign, header, program, say, show } from '../../../wasm/js/pytorch-format.js';
 
 const strings = {
   zh: {
@@ -62,6 +63,30 @@ export default {
         maps.s.set(matrixAt(r.scores, 0, 0), { shape: tt });
         maps.a.set(matrixAt(r.weights, 0, 0), { shape: tt });
         maps.y.set(matrixAt(r.out, 0), shape3(r.out));
+      },
+      pytorch(s) {
+        const c = say(ctx.lang);
+        const linear = s.layout === 'linear';
+        // in nn.Linear's layout the weights are shown (d, C): the core transposes them, as for the editors
+        const weights = ['wq', 'wk', 'wv'].map((key, i) => assign(['W_Q', 'W_K', 'W_V'][i],
+          linear ? core.mathWeightToLinear(tensor(s[key])) : tensor(s[key]))).join('\n');
+        return program(
+          header(c('Attention Lab 18.3: Q, K and V, three projections of one X.', '注意力实验室 18.3：Q、K、V，同一个 X 的三个投影。'),
+            [c('The section as it is on the page; the program prints what the page shows.', '本节在页面上的当前状态；程序打印的就是页面上显示的数字。')], { lang: ctx.lang }),
+          [assign('X', tensor([s.x]), `(B, T, C) = (1, ${s.x.length}, ${s.x[0].length})`),
+            linear ? `# ${c('the weights as nn.Linear(C, d, bias=False) stores them: (d, C)', '权重按 nn.Linear(C, d, bias=False) 的存储方式：(d, C)')}`
+              : `# ${c('the weights in math layout (C, d): Q = X W_Q', '权重为数学布局 (C, d)：Q = X W_Q')}`,
+            weights].join('\n'),
+          [linear ? `Q, K, V = (torch.nn.functional.linear(X, W) for W in (W_Q, W_K, W_V))   # ${c("nn.Linear's forward: X @ W.T", 'nn.Linear 的前向：X @ W.T')}`
+            : 'Q, K, V = X @ W_Q, X @ W_K, X @ W_V          # (B, T, d)',
+          'd = Q.shape[-1]',
+          `S = Q @ K.transpose(-2, -1) / math.sqrt(d)   # ${c('(B, T, T), before the mask', '(B, T, T)，遮罩之前')}`,
+          ...(s.causal ? ['T = X.shape[1]',
+            `allowed = torch.ones(T, T, dtype=torch.bool).tril()   # ${c('causal: receiver t sees sources j <= t', '因果：接收位置 t 只看来源 j <= t')}`,
+            "A = S.masked_fill(~allowed, float('-inf')).softmax(dim=-1)"]
+            : [`A = S.softmax(dim=-1)                         # ${c('no mask: every position sees all the others', '不遮罩：每个位置看到所有位置')}`]),
+          'Y = A @ V                                     # (B, T, d)'].join('\n'),
+          ['Q', 'K', 'V', 'S', 'A', 'Y'].map((n) => show(n, `${n}.tolist()`)).join('\n'));
       },
     };
   },

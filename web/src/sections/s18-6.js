@@ -5,6 +5,7 @@ import { heatmap } from '../widgets/heatmap.js';
 import { h } from '../widgets/dom.js';
 import { matrixAt } from '../tensors.js';
 import { shapeText } from '../format.js';
+import { assign, header, program, say, show, pyMha } from '../../../wasm/js/pytorch-format.js';
 
 const strings = {
   zh: {
@@ -60,13 +61,31 @@ export default {
         const w = { wq: core.randn([C, C], s.seed + 1, 0.5), wk: core.randn([C, C], s.seed + 2, 0.5), wv: core.randn([C, C], s.seed + 3, 0.5) };
         const r = core.multiHeadAttention(x, { ...w, heads: s.heads, causal: s.mode === 'causal', memory });
         const Tk = r.weights.shape[3];
-        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }) };
+        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }), inputs: { x, memory, ...w } };
       },
       paint({ r, mask: m }, s) {
         const { axes, T } = axesOf(s);
         mask.set(matrixAt(m), { names: T, axes });
         for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape, names: ['B', 'H', ...T], axes });
         shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
+      },
+      pytorch(s, { inputs: w }) {
+        const c = say(ctx.lang);
+        const cross = s.mode === 'cross';
+        const kind = { bi: c('encoder: bidirectional self-attention', '编码器：双向自注意力'), causal: c('decoder: causal self-attention', '解码器：因果自注意力'),
+          cross: c('cross-attention: queries from the output side, keys and values from the encoder', '交叉注意力：查询来自输出侧，键和值来自编码器') }[s.mode];
+        return program(
+          header(c('Attention Lab 18.6: encoder, decoder and cross-attention.', '注意力实验室 18.6：编码器、解码器与交叉注意力。'),
+            [c('The section as it is on the page; the program prints what the page shows.', '本节在页面上的当前状态；程序打印的就是页面上显示的数字。'), kind], { lang: ctx.lang }),
+          pyMha(ctx.lang),
+          [`# ${c(`the core's draws (seed ${s.seed}): the input${cross ? ', the encoder memory' : ''} and the weights (C, D) = (4, 4)`, `内核抽取的数（种子 ${s.seed}）：输入${cross ? '、编码器的 memory' : ''}以及权重 (C, D) = (4, 4)`)}`,
+            assign('x', w.x, cross ? '(B, T_out, C)' : '(B, T, C)'), cross ? assign('memory', w.memory, '(B, T_in, C)') : null,
+            assign('w_q', w.wq), assign('w_k', w.wk), assign('w_v', w.wv)].filter(Boolean).join('\n'),
+          [`out, weights, scores, q, k, v = multi_head_attention(x, w_q, w_k, w_v, heads=${s.heads}, causal=${s.mode === 'causal' ? 'True' : 'False'}${cross ? ', memory=memory' : ''})`,
+            `allowed = torch.ones(weights.shape[-2], weights.shape[-1])${s.mode === 'causal' ? '.tril()' : ''}   # ${c('the mask M: 1 = allowed', '遮罩 M：1 = 允许')}`].join('\n'),
+          [show('mask M', 'allowed.tolist()'),
+            `for h in range(${s.heads}):`,
+            `    print(f'weights of head {h} =', weights[0, h].tolist())   # ${cross ? '(T_out, T_in)' : '(T, T)'}`].join('\n'));
       },
     };
   },

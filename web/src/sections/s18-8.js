@@ -9,6 +9,7 @@ import { h } from '../widgets/dom.js';
 import { matrixAt } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
 import { coreUrl } from '../../../wasm/js/index.js';
+import { comment, header, program, say, show, pyCoreRng, pyString } from '../../../wasm/js/pytorch-format.js';
 
 const strings = {
   zh: {
@@ -20,6 +21,8 @@ const strings = {
     probe: '检查用的句子', attnTitle: '第 {l} 层第 {h} 个头的注意力', futureT: '比较到位置 t（改动 t 之后的字符）',
     future: '改动未来字符后，每个位置 logits 的最大变化', prefix: '前缀 (≤ t) 最大变化', exact: '严格为 0：完整的两层模型也看不到未来。',
     leak: '前缀变了：未来的字符漏进了过去的输出。', table: '数据表', loading: '正在准备模型…',
+    pyNoModel: '先点“重置模型”或“开始训练”：程序复现的是页面上已有的模型。',
+    pyRunning: '训练正在进行：先暂停，程序会复现暂停时的模型。', pyFetching: '正在从训练线程取出模型参数…',
   },
   en: {
     source: 'Training text', shipped: 'the short text that ships with the lab (about 3 KB)', custom: 'your own text', customLabel: 'Your training text (at least 10 × 33 characters, at most 200 KB)',
@@ -30,10 +33,13 @@ const strings = {
     probe: 'Sentence to inspect', attnTitle: 'Layer {l}, head {h}', futureT: 'Compare up to position t (the characters after t change)',
     future: 'Largest change of the logits at each position after changing the future characters', prefix: 'max change in the prefix (≤ t)', exact: 'Exactly 0: the whole two-layer model cannot see the future either.',
     leak: 'The prefix moved: future characters leaked into earlier outputs.', table: 'Data table', loading: 'Preparing the model…',
+    pyNoModel: 'Reset the model or start training first: the program reproduces a model the page has.',
+    pyRunning: 'Training is running: pause it, and the program will reproduce the paused model.', pyFetching: 'Fetching the parameters from the training worker…',
   },
 };
 
 const MODEL = { C: 48, heads: 4, layers: 2, tMax: 32, batch: 8, lr: 3e-3 };
+const FUTURE_SEED = 1;   // the future-character check's replacement characters
 
 export default {
   strings,
@@ -78,6 +84,7 @@ export default {
         if (m.type === 'sample') live.sample = m.text;
         if (m.type === 'attention') live.attention = m;
         if (m.type === 'future') live.future = m;
+        if (m.type === 'parameters') live.params = m;
         ctx.refresh();
       };
       // A compiled module can be shared with a worker of the same origin; a page opened from disk
@@ -94,7 +101,7 @@ export default {
     function requestSample() { send({ type: 'sample', prompt: ctx.state.prompt, length: 120, temperature: ctx.state.temp, seed: live.progress?.step ?? 0 }); }
     function inspect() {
       send({ type: 'attention', text: ctx.state.probe });
-      send({ type: 'future', text: ctx.state.probe, t: ctx.state.t, seed: 1 });
+      send({ type: 'future', text: ctx.state.probe, t: ctx.state.t, seed: FUTURE_SEED });
     }
 
     const source = choice({ name: 'source', label: t('source'), options: [{ value: 'shipped', label: t('shipped') }, { value: 'custom', label: t('custom') }],
@@ -176,7 +183,7 @@ export default {
           future.set([f.perPosition], { shape: [f.perPosition.length], colLabels: [...r.future.text].map((c) => (c === ' ' ? '␣' : c)),
             rowLabels: ['max |Δ|'], highlightCols: new Set(Array.from({ length: r.future.t + 1 }, (_, i) => i)) });
           const exact = f.maxPrefixChange === 0;
-          futureOut.set([[t('prefix'), fmtErr(f.maxPrefixChange), 'prefix'], ['', t(exact ? 'exact' : 'leak'), exact ? 'good' : 'bad']]);
+          futureOut.set([[t('prefix'), fmtErr(f.maxPrefixChange), 'prefix', f.maxPrefixChange], ['', t(exact ? 'exact' : 'leak'), exact ? 'good' : 'bad']]);
         }
         if (r.attention) {
           r.attention.maps.forEach((m, l) => {
@@ -192,6 +199,139 @@ export default {
             }
           });
         }
+      },
+      // The model on screen as PyTorch: its parameters come as a file (about 130,000 numbers), the
+      // probe sentence and t as literals; the program prints the attention maps and the future check.
+      pytorch() {
+        const { attention: att, future, config: cfg } = live;
+        if (!cfg || !att || !future) return { note: t('pyNoModel') };
+        if (live.running) return { note: t('pyRunning') };
+        const step = future.step;
+        if (att.step !== step || att.text !== future.text || live.params?.step !== step) {
+          if (live.paramsAsked !== step) { live.paramsAsked = step; send({ type: 'parameters' }); }
+          return { note: t('pyFetching') };
+        }
+        const c = say(ctx.lang);
+        const file = `attention-lab-gpt-seed${cfg.seed}-step${step}.json`;
+        const params = live.params.params;
+        const code = program(
+          header(c(`Attention Lab 18.8: the character GPT on the page after ${step} training steps (seed ${cfg.seed}).`,
+            `注意力实验室 18.8：页面上的字符级 GPT，训练 ${step} 步之后（种子 ${cfg.seed}）。`),
+          [c(`It reads the model's parameters from ${file}: save it with the download button beside this program.`,
+            `它从 ${file} 读取模型参数：用程序旁的下载按钮保存该文件。`),
+          c('It prints the attention maps and the future-character check the page shows.', '程序打印页面上显示的注意力图和未来字符检查。')],
+          { lang: ctx.lang, imports: ['import json'], torchImports: ['from torch import nn'] }),
+          `with open(${pyString(file)}, encoding='utf-8') as f:
+    saved = json.load(f)
+cfg = saved['config']
+V, C, NH, L, T_MAX = cfg['vocab'], cfg['C'], cfg['heads'], cfg['layers'], cfg['tMax']
+chars = saved['chars']                                   # ${c('the vocabulary: character i has id i', '词表：第 i 个字符的 id 是 i')}`,
+          `class CausalSelfAttention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c_attn = nn.Linear(C, 3 * C)                # ${c('q, k, v of every head at once', '一次算出所有头的 q、k、v')}
+        self.c_proj = nn.Linear(C, C)
+
+    def forward(self, x):
+        B, T, _ = x.shape
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        q, k, v = (t.view(B, T, NH, C // NH).transpose(1, 2) for t in (q, k, v))   # (B, NH, T, hs)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        allowed = torch.ones(T, T, dtype=torch.bool).tril()
+        att = att.masked_fill(~allowed, float('-inf')).softmax(dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(B, T, C)
+        return self.c_proj(y), att
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(C, eps=1e-5)
+        self.attn = CausalSelfAttention()
+        self.ln_2 = nn.LayerNorm(C, eps=1e-5)
+        self.mlp = nn.Sequential(nn.Linear(C, 4 * C), nn.GELU(approximate='tanh'), nn.Linear(4 * C, C))
+
+    def forward(self, x):
+        a, att = self.attn(self.ln_1(x))
+        x = x + a
+        x = x + self.mlp(self.ln_2(x))
+        return x, att
+
+
+class GPT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wte = nn.Embedding(V, C)                    # ${c('token embedding', '字符嵌入')}
+        self.wpe = nn.Embedding(T_MAX, C)                # ${c('learned positions', '学习式位置')}
+        self.h = nn.ModuleList([Block() for _ in range(L)])
+        self.ln_f = nn.LayerNorm(C, eps=1e-5)
+        self.lm_head = nn.Linear(C, V, bias=False)
+        self.lm_head.weight = self.wte.weight            # ${c('the head shares the token embedding', '输出头与字符嵌入共享权重')}
+
+    def forward(self, idx):
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
+        maps = []
+        for block in self.h:
+            x, att = block(x)
+            maps.append(att)
+        return self.lm_head(self.ln_f(x)), maps`,
+          [comment(c("The core keeps every parameter in one flat buffer, tensor after tensor, weights in math layout",
+            '内核把全部参数按张量依次放在一个扁平数组里，权重是数学布局'),
+          c('(in, out): y = x W + b. nn.Linear stores (out, in), hence the transposes.', '(in, out)：y = x W + b。nn.Linear 存的是 (out, in)，所以要转置。')),
+          `flat, P, at = torch.tensor(saved['params']), {}, 0
+for name, shape in [('wte', (V, C)), ('wpe', (T_MAX, C)), ('ln1w', (L, C)), ('ln1b', (L, C)),
+                    ('qkvw', (L, C, 3 * C)), ('qkvb', (L, 3 * C)), ('attprojw', (L, C, C)), ('attprojb', (L, C)),
+                    ('ln2w', (L, C)), ('ln2b', (L, C)), ('fcw', (L, C, 4 * C)), ('fcb', (L, 4 * C)),
+                    ('fcprojw', (L, 4 * C, C)), ('fcprojb', (L, C)), ('lnfw', (C,)), ('lnfb', (C,))]:
+    P[name] = flat[at:at + math.prod(shape)].view(shape)
+    at += math.prod(shape)
+assert at == flat.numel() and saved['step'] == ${step}
+model = GPT()
+with torch.no_grad():
+    model.wte.weight.copy_(P['wte'])
+    model.wpe.weight.copy_(P['wpe'])
+    for l, b in enumerate(model.h):
+        b.ln_1.weight.copy_(P['ln1w'][l])
+        b.ln_1.bias.copy_(P['ln1b'][l])
+        b.attn.c_attn.weight.copy_(P['qkvw'][l].T)
+        b.attn.c_attn.bias.copy_(P['qkvb'][l])
+        b.attn.c_proj.weight.copy_(P['attprojw'][l].T)
+        b.attn.c_proj.bias.copy_(P['attprojb'][l])
+        b.ln_2.weight.copy_(P['ln2w'][l])
+        b.ln_2.bias.copy_(P['ln2b'][l])
+        b.mlp[0].weight.copy_(P['fcw'][l].T)
+        b.mlp[0].bias.copy_(P['fcb'][l])
+        b.mlp[2].weight.copy_(P['fcprojw'][l].T)
+        b.mlp[2].bias.copy_(P['fcprojb'][l])
+    model.ln_f.weight.copy_(P['lnfw'])
+    model.ln_f.bias.copy_(P['lnfb'])
+model.eval()`].join('\n'),
+          [`text = ${pyString(att.text)}`,
+            "ids = torch.tensor([[chars.index(ch) for ch in text]])",
+            'with torch.no_grad():',
+            '    logits, maps = model(ids)',
+            'for l, att in enumerate(maps):',
+            '    for h in range(NH):',
+            `        print(f'layer {l} head {h} =', att[0, h].tolist())   # ${c('(T, T): row t receives, column j gives', '(T, T)：第 t 行接收，第 j 列给出')}`].join('\n'),
+          pyCoreRng({ lang: ctx.lang }),
+          [comment(c(`The future-character check: every character after t = ${future.t} is replaced by a different one, drawn by`,
+            `未来字符检查：t = ${future.t} 之后的每个字符都换成另一个字符，由内核的生成器`),
+          c(`the core's generator (seed ${FUTURE_SEED}, ported above); the logits up to t must not move at all.`, `（种子 ${FUTURE_SEED}，上面已移植）抽取；t 及之前的 logits 必须纹丝不动。`)),
+          `text, t = ${pyString(future.text)}, ${future.t}`,
+          'ids = torch.tensor([[chars.index(ch) for ch in text]])',
+          `rng = CoreRng(${FUTURE_SEED})`,
+          'changed = ids.clone()',
+          'for j in range(t + 1, ids.shape[1]):',
+          '    changed[0, j] = (ids[0, j] + 1 + rng.below(V - 1)) % V',
+          'with torch.no_grad():',
+          '    before, _ = model(ids)',
+          '    after, _ = model(changed)',
+          'per_position = (after - before).abs().amax(dim=-1)[0]   # (T,)',
+          show('max |change| per position', 'per_position.tolist()'),
+          show('max change in the prefix (<= t)', 'per_position[:t + 1].max().item()')].join('\n'));
+        const json = () => JSON.stringify({ format: 'attention-lab-gpt', step, config: { vocab: cfg.vocab, C: cfg.C, heads: cfg.heads, layers: cfg.layers,
+          tMax: cfg.tMax, seed: cfg.seed, causal: cfg.causal }, chars: cfg.chars, params: Array.from(params) });
+        return { code, files: [{ name: file, bytes: json }] };
       },
     };
   },

@@ -80,7 +80,10 @@ export function lineChart({ label, width = 460, height = 260, id = nextId('chart
     details.replaceChildren(h('summary', {}, tableLabel), h('table.matrix', {},
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, xLabel), series.map((se) => h('th', { scope: 'col' }, se.name)))),
       h('tbody', {}, xsSorted.map((x) => h('tr', {}, h('th', { scope: 'row' }, String(x)),
-        series.map((se) => h('td', {}, fmt(se.points.find((p) => p[0] === x)?.[1] ?? NaN, 4))))))));
+        series.map((se) => {
+          const y = se.points.find((p) => p[0] === x)?.[1] ?? NaN;
+          return h('td', { 'data-value': String(y) }, fmt(y, 4));
+        }))))));
   }
   return { el, set };
 }
@@ -116,7 +119,7 @@ export function barChart({ label, width = 460, height = 220, id = nextId('bars')
     svg.replaceChildren(...kids);
     details.replaceChildren(h('summary', {}, tableLabel), h('table.matrix', {},
       h('thead', {}, h('tr', {}, h('th', {}, ''), labels.map((lb) => h('th', { scope: 'col' }, lb)))),
-      h('tbody', {}, series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map((v) => h('td', {}, fmt(v, 4))))))));
+      h('tbody', {}, series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map((v) => h('td', { 'data-value': String(v) }, fmt(v, 4))))))));
   }
   return { el, set };
 }
