@@ -60,7 +60,8 @@ const CALLS = [
   ['positions', ['learned', 5, 6, { tMax: 7, seed: 3 }]],
   ['positions', ['sinusoidal', 6, 8]],
   ['permutationCheck', [x3, { ...w, heads: 3 }]],
-  ['permutationCheck', [x3, { ...w, heads: 3, causal: true, positions: 'learned', tMax: 6, seed: 5 }]],
+  ['permutationCheck', [x3, { ...w, heads: 3, causal: true, positions: 'learned', tMax: 6, seed: 5, positionSeed: 2 }]],
+  ['permutationCheck', [r([1, 2, 6], 36), { ...w, heads: 3, seed: 0 }]],   // T = 2: half the draws are the identity
   ['permutationCheck', [x3, { ...w, heads: 3, positions: 'sinusoidal', seed: 6 }]],
   ['gradcheck', ['sdpa', { q: r([1, 3, 2], 26), k: r([1, 4, 2], 27), v: r([1, 4, 3], 28), causal: true, seed: 2 }]],
   ['gradcheck', ['mha', { x: r([1, 3, 4], 29), wq: r([4, 6], 30, 0.5), wk: r([4, 6], 31, 0.5), wv: r([4, 6], 32, 0.5), heads: 3, causal: true, seed: 3 }]],
@@ -69,6 +70,7 @@ const CALLS = [
   ['dropout', [r([2, 3, 4], 33), { p: 0.3, seed: 9 }]],
   ['dropout', [r([2, 3], 34), { p: 0.3, training: false }]],
   ['dropoutStats', [core.softmax(r([1, 4, 4], 35), { mask: 'causal' }), { p: 0.3, samples: 200, seed: 10 }]],
+  ['dropoutStats', [core.softmax(r([1, 4, 4], 35), { mask: 'causal' }), { p: 0.3, samples: 20, seed: 10, training: false }]],
 ];
 
 // The API's result as {path: value}: a tensor (or number) result is `result`, with any extra

@@ -21,9 +21,19 @@ const marks = (page, id, name) => fig(page, id, name).locator('td.rowmark').eval
 const column = async (page, id, name, k) => (await marks(page, id, name)).map((v) => nums(v)[k]);
 /** The exact numbers of a readout's values, in order (those that carry one). */
 const readout = async (page, id, name) => (await fig(page, id, name).locator('dd[data-value]').evaluateAll((dds) => dds.map((d) => d.dataset.value))).flatMap(nums);
+/** A chart's data table (built when opened), opened. */
+const openTable = async (figure) => {
+  const details = figure.locator('details.chart-data');
+  if (!(await details.evaluate((d) => d.open))) await details.locator('summary').click();
+};
 /** A chart's data table: rows of [x, series values...]. */
-const chartTable = (figure) => figure.locator('table tbody tr').evaluateAll((trs) => trs.map((tr) =>
-  [Number(tr.querySelector('th').textContent), ...[...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))]));
+const chartTable = async (figure) => {
+  await openTable(figure);
+  return figure.locator('table tbody tr').evaluateAll((trs) => trs.map((tr) =>
+    [Number(tr.querySelector('th').textContent), ...[...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))]));
+};
+/** 18.7's comparison with the chapter: our number in a row. */
+const chapterRow = async (page, row) => Number(await sec(page, '18.7').locator(`tr[data-row="${row}"] td.ours`).getAttribute('data-value'));
 const rowsWithNaN = (m) => m.flatMap((r, i) => (r.every(Number.isNaN) ? [i] : []));
 
 /** What each section's program prints, as the page shows it: {label: numbers}. `s` is what the test set. */
@@ -40,7 +50,9 @@ const PAGE = {
       'softmax, then zero': await heat(page, '18.2', 'after'), 'row sums, softmax then zero': await column(page, '18.2', 'after', 0),
       'rows with nothing allowed': rowsWithNaN(before),
       [`softmax along dim ${s.dim}`]: [await heat(page, '18.2', 'slice0'), await heat(page, '18.2', 'slice1')],
-      [`sums along dim ${s.dim}`]: await heat(page, '18.2', 'sums') };
+      'sums over the sources (dim -1)': await heat(page, '18.2', 'sums-last'),
+      ...(s.dim === -1 ? {} : { [`sums along dim ${s.dim}`]: await heat(page, '18.2', 'sums') }),
+      'max |sum over the sources - 1|': await readout(page, '18.2', 'last-off') };
   },
   async '18.3'(page) {
     const out = {};
@@ -59,6 +71,7 @@ const PAGE = {
     out.d = variance.map((r) => r[0]);
     out['Var(q.k)'] = variance.map((r) => r[1]);
     out['Var(q.k / sqrt(d))'] = variance.map((r) => r[2]);
+    await openTable(charts.nth(1));
     const bars = await charts.nth(1).locator('table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
     const [maxW, entropy, jac] = await fig(page, '18.4', 'sharp').locator('dd').evaluateAll((dds) => dds.map((d) => d.dataset.value));
     ['× 1', `× ${s.factor}`].forEach((k, i) => {
@@ -70,7 +83,8 @@ const PAGE = {
     return out;
   },
   async '18.5'(page, s) {
-    const out = { 'P X + pos': await heat(page, '18.5', 'px'), 'attn(P X + pos)': await heat(page, '18.5', 'attnPx'),
+    const out = { 'P X + pos': await heat(page, '18.5', 'px'), 'attn(X + pos)': await heat(page, '18.5', 'attnX'),
+      'attn(P X + pos)': await heat(page, '18.5', 'attnPx'),
       'P attn(X + pos)': await heat(page, '18.5', 'pAttn'), 'max |attn(PX) - P attn(X)|': await readout(page, '18.5', 'diff') };
     if (s.pos !== 'none') out['position table'] = await heat(page, '18.5', 'table');
     return out;
@@ -80,13 +94,17 @@ const PAGE = {
     for (let h = 0; h < s.heads; h++) out[`weights of head ${h}`] = await heat(page, '18.6', `w${h}`);
     return out;
   },
-  async '18.7'(page) {
+  async '18.7'(page, s) {
     const [prefix, future] = await readout(page, '18.7', 'probe');
+    assert.equal(prefix, await chapterRow(page, s.causal === false ? 'unmaskedRow' : 'maskedRow'), 'the probe is the table\'s row for the mask as set');
     return { 'max |attention - reference|': await readout(page, '18.7', 'ref'),
       passed: [await fig(page, '18.7', 'gradcheck').locator('dd.good').count() === 1],
       'inputs.q.maxAbsError': (await readout(page, '18.7', 'gradcheck'))[0], 'inputs.k.maxAbsError': (await readout(page, '18.7', 'gradcheck'))[1],
       'inputs.v.maxAbsError': (await readout(page, '18.7', 'gradcheck'))[2],
-      '|change|': await heat(page, '18.7', 'probe'), 'max change in the prefix (<= t)': prefix, 'max change in the future (> t)': future,
+      '|change|': await heat(page, '18.7', 'probe'), 'max change in the future (> t)': future,
+      // the probe's prefix change is the chapter table's row for the mask as set; the table has both
+      'max change in the prefix (<= t), with the mask': await chapterRow(page, 'maskedRow'),
+      'max change in the prefix (<= t), without the mask': await chapterRow(page, 'unmaskedRow'),
       'A after dropout': await heat(page, '18.7', 'drop'), 'row sums after dropout': await column(page, '18.7', 'drop', 0),
       'mean row sums over 2000 samples': await column(page, '18.7', 'drop', 1) };
   },
@@ -114,6 +132,8 @@ const EDITS = {
     return { batch: true };
   },
   async '18.2'(page) {
+    await sec(page, '18.2').locator('button.show-after').click();   // the other order, after a prediction (skipped)
+    await fig(page, '18.2', 'predict-after').locator('button[data-act="skip"]').click();
     await fig(page, '18.2', 'mask').locator('button[data-row="0"][data-col="0"]').click();   // row 0: nothing allowed
     await cell(page, '18.2', 's', 2, 1).fill('0.75');
     await fig(page, '18.2', 'kind').getByLabel('(B, H, T, T)').check();
@@ -123,7 +143,8 @@ const EDITS = {
   },
   async '18.3'(page) {
     await fig(page, '18.3', 'layout').getByLabel(/nn.Linear/).check();
-    await fig(page, '18.3', 'causal').uncheck();
+    await fig(page, '18.3', 'causal').click();   // off, after a prediction (skipped)
+    await fig(page, '18.3', 'predict-causal').locator('button[data-act="skip"]').click();
     await cell(page, '18.3', 'x', 2, 0).fill('0.25');
     await cell(page, '18.3', 'wk', 0, 1).fill('-0.7');   // (d, C) in this layout: row 0 is d = 0
   },
@@ -144,7 +165,8 @@ const EDITS = {
     return { pos: 'learned' };
   },
   async '18.6'(page) {
-    await fig(page, '18.6', 'mode').getByLabel(/Decoder/).check();
+    await fig(page, '18.6', 'mode').getByLabel(/Decoder/).click();
+    await fig(page, '18.6', 'predict-mode').locator('button[data-act="skip"]').click();
     await fig(page, '18.6', 'tout').fill('4');
     await fig(page, '18.6', 'heads').selectOption('1');
     await fig(page, '18.6', 'seed').fill('5');
@@ -153,9 +175,11 @@ const EDITS = {
   async '18.7'(page) {
     await fig(page, '18.7', 'T').fill('5');
     await fig(page, '18.7', 't').fill('1');
-    await fig(page, '18.7', 'causal').uncheck();
+    await fig(page, '18.7', 'causal').click();
+    await fig(page, '18.7', 'predict-causal').locator('button[data-act="skip"]').click();
     await slide(fig(page, '18.7', 'p'), '0.3');
     await fig(page, '18.7', 'seed').fill('4');
+    return { causal: false };
   },
   async '18.8'(page) {
     // train a little, pause, and inspect another sentence
@@ -169,7 +193,7 @@ const EDITS = {
   },
 };
 const DEFAULTS = { '18.1': { batch: false }, '18.2': { dim: -1 }, '18.4': { factor: 8 }, '18.5': { pos: 'none' }, '18.6': { heads: 2 },
-  '18.8': { program: '"the cat sat on the mat", 6' } };
+  '18.8': { program: '"床前明月光，疑是地上霜。", 6' } };
 /** A range input set as a student drags it (the input event). */
 const slide = (locator, value) => locator.evaluate((el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }, value);
 
@@ -231,7 +255,7 @@ test('every section has a "Show as PyTorch" panel; the program is written only w
   if (/Copied/.test(await panel.locator('.pytorch-status').textContent())) assert.equal(await page.evaluate(() => navigator.clipboard.readText()), after);
   // 18.8 before any model: the panel says what to do
   await sec(page, '18.8').locator('details.pytorch-panel summary').click();
-  assert.match(await sec(page, '18.8').locator('.pytorch-note').textContent(), /Reset the model or start training first/);
+  assert.match(await sec(page, '18.8').locator('.pytorch-note').textContent(), /once the model is built/);
   assert.deepEqual(errors, []);
   await page.close();
 });

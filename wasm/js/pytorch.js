@@ -273,7 +273,7 @@ for d in dims:
   },
 
   permutationCheck(fn, [x, opts]) {
-    const o = optionsArg(fn, opts, { ...MHA_DEFAULTS, positions: 'none', tMax: 64, seed: 0 });
+    const o = optionsArg(fn, opts, { ...MHA_DEFAULTS, positions: 'none', tMax: 64, seed: 0, positionSeed: 0 });
     if (o.memory !== undefined) fail(fn, 'the permutation check is for self-attention: no memory');
     const m = mhaArgs(fn, o);
     const xt = tensorArg(fn, 'x', x);
@@ -282,16 +282,18 @@ for d in dims:
     const seed = whole(fn, 'opts.seed', o.seed);
     const pos = {
       none: `pos = torch.zeros(${T}, ${C})`,
-      learned: `pos = core_randn((${whole(fn, 'opts.tMax', o.tMax)}, ${C}), ${seed})[:${T}]   # the learned table's first T rows (same seed)`,
+      learned: `pos = core_randn((${whole(fn, 'opts.tMax', o.tMax)}, ${C}), ${whole(fn, 'opts.positionSeed', o.positionSeed)})[:${T}]   # the learned table's first T rows`,
       sinusoidal: sinusoidalLines(T, C),
     }[o.positions] ?? fail(fn, `opts.positions must be 'none', 'learned' or 'sinusoidal', got ${String(o.positions)}`);
     return program(header('core.permutationCheck(x, opts) in PyTorch: max |attn(P x + pos) - P attn(x + pos)|.'),
       pyMha(), pyCoreRng({ normal: o.positions === 'learned' }), assign('x', xt), mhaSetup(m),
       `rng = CoreRng(${seed})
 perm = list(range(${T}))
-for i in range(${T} - 1, 0, -1):                         # Fisher-Yates, as the core shuffles
-    j = rng.below(i + 1)
-    perm[i], perm[j] = perm[j], perm[i]
+while perm == sorted(perm) and len(perm) >= 2:            # never the identity: drawn again, as the core does
+    perm = list(range(${T}))
+    for i in range(${T} - 1, 0, -1):                     # Fisher-Yates, as the core shuffles
+        j = rng.below(i + 1)
+        perm[i], perm[j] = perm[j], perm[i]
 ${pos}
 permuted_input = x[:, perm] + pos                         # row t of P x is row perm[t] of x
 out_of_permuted = ${mhaCall(m, 'permuted_input')}[0]
@@ -364,11 +366,17 @@ out = x * (keep / (1 - p))`, show('result', 'out.tolist()'));
   },
 
   dropoutStats(fn, [weights, opts]) {
-    const { p, samples, seed } = optionsArg(fn, opts, { p: 0.1, samples: 1000, seed: 0 });
+    const { p, samples, seed, training } = optionsArg(fn, opts, { p: 0.1, samples: 1000, seed: 0, training: true });
+    const w = tensorArg(fn, 'weights', weights);
+    if (!training) {
+      return program(header(`core.dropoutStats(weights, {p: ${p}, samples: ${samples}, training: false}) in PyTorch: in evaluation dropout is the identity, every sample is the weights.`),
+        assign('weights', w), 'row_sums = weights.sum(dim=-1)',
+        [show('sampleRowSums', 'row_sums.tolist()'), show('meanRowSums', 'row_sums.tolist()')].join('\n'));
+    }
     return program(header(`core.dropoutStats(weights, {p: ${p}, samples: ${samples}, seed: ${seed}}) in PyTorch.`,
       ['Sample k is the core\'s dropout with seed + k (its generator, ported below): one uniform per entry,',
         'dropped below p, kept ones scaled by 1 / (1 - p).']),
-    pyCoreRng(), assign('weights', tensorArg(fn, 'weights', weights)),
+    pyCoreRng(), assign('weights', w),
     `p, samples, seed = ${pyFloat(number(fn, 'opts.p', p))}, ${whole(fn, 'opts.samples', samples)}, ${whole(fn, 'opts.seed', seed)}
 row_sums = []
 for k in range(samples):

@@ -3,18 +3,21 @@
 // values from the encoder (T_in).
 import { heatmap } from '../widgets/heatmap.js';
 import { h } from '../widgets/dom.js';
+import { prediction } from '../widgets/predict.js';
 import { matrixAt } from '../tensors.js';
 import { shapeText } from '../format.js';
-import { assign, header, program, say, show, pyMha } from '../../../wasm/js/pytorch-format.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
+    predictMode: '切换之后，查询位置 0 会不会把权重分给它后面的位置（第 1 列及以后）？', sees: '会', blind: '不会',
     mode: '注意力类型', bi: '编码器：双向自注意力', causal: '解码器：因果自注意力', cross: '交叉注意力',
     tout: 'T_out（查询，输出侧）', tin: 'T_in（键和值，编码器侧）',
     mask: '遮罩 M（1 = 允许）', weights: '第 {h} 个头的权重', shapes: '权重形状 {shape}；每个查询位置的一行分给 {tk} 个来源。',
     tinSelf: '自注意力里键和值来自同一序列，T_in = T_out。',
   },
   en: {
+    predictMode: 'After this switch, does query position 0 give weight to any later position (column 1 onwards)?', sees: 'yes', blind: 'no',
     mode: 'Kind of attention', bi: 'Encoder: bidirectional self-attention', causal: 'Decoder: causal self-attention', cross: 'Cross-attention',
     tout: 'T_out (queries, output side)', tin: 'T_in (keys and values, encoder side)',
     mask: 'Mask M (1 = allowed)', weights: 'Weights of head {h}', shapes: 'Weights shape {shape}; each query row is split over {tk} sources.',
@@ -33,7 +36,9 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const mode = ctx.choice('mode');
+    const predictMode = prediction({ lang: ctx.lang, name: 'predict-mode', question: t('predictMode'),
+      options: [{ value: 'sees', label: t('sees') }, { value: 'blind', label: t('blind') }] });
+    const mode = ctx.choice('mode', { onChange: (v) => predictMode.ask(() => ctx.set({ mode: v }), () => ctx.refresh()) });
     const tout = ctx.integer('tout');
     const tin = ctx.integer('tin');
     const heads = ctx.select('heads');
@@ -44,7 +49,7 @@ export default {
     // cross-attention: queries from the output (T_out), keys from the encoder (T_in); self-attention: one T
     const axesOf = (s) => (s.mode === 'cross' ? { axes: 'cross', T: ['T_out', 'T_in'] } : { axes: 'self', T: ['T', 'T'] });
     const shapes = h('p.shape-line');
-    ctx.lab.append(h('div.controls', {}, mode.el), h('div.controls', {}, tout.el, tin.el, heads.el, seed.el), tinNote,
+    ctx.lab.append(h('div.controls', {}, mode.el), predictMode.el, h('div.controls', {}, tout.el, tin.el, heads.el, seed.el), tinNote,
       h('div.row', {}, mask.el, maps[0].el, maps[1].el), shapes);
     return {
       sync(s) {
@@ -67,26 +72,10 @@ export default {
         const { axes, T } = axesOf(s);
         mask.set(matrixAt(m), { names: T, axes });
         for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape, names: ['B', 'H', ...T], axes });
+        if (predictMode.waiting) predictMode.settle(matrixAt(r.weights, 0, 0)[0].slice(1).some((v) => v > 0) ? 'sees' : 'blind');
         shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
       },
-      pytorch(s, { inputs: w }) {
-        const c = say(ctx.lang);
-        const cross = s.mode === 'cross';
-        const kind = { bi: c('encoder: bidirectional self-attention', '编码器：双向自注意力'), causal: c('decoder: causal self-attention', '解码器：因果自注意力'),
-          cross: c('cross-attention: queries from the output side, keys and values from the encoder', '交叉注意力：查询来自输出侧，键和值来自编码器') }[s.mode];
-        return program(
-          header(c('Attention Lab 18.6: encoder, decoder and cross-attention.', '注意力实验室 18.6：编码器、解码器与交叉注意力。'),
-            [c('The section as it is on the page; the program prints what the page shows.', '本节在页面上的当前状态；程序打印的就是页面上显示的数字。'), kind], { lang: ctx.lang }),
-          pyMha(ctx.lang),
-          [`# ${c(`the core's draws (seed ${s.seed}): the input${cross ? ', the encoder memory' : ''} and the weights (C, D) = (4, 4)`, `内核抽取的数（种子 ${s.seed}）：输入${cross ? '、编码器的 memory' : ''}以及权重 (C, D) = (4, 4)`)}`,
-            assign('x', w.x, cross ? '(B, T_out, C)' : '(B, T, C)'), cross ? assign('memory', w.memory, '(B, T_in, C)') : null,
-            assign('w_q', w.wq), assign('w_k', w.wk), assign('w_v', w.wv)].filter(Boolean).join('\n'),
-          [`out, weights, scores, q, k, v = multi_head_attention(x, w_q, w_k, w_v, heads=${s.heads}, causal=${s.mode === 'causal' ? 'True' : 'False'}${cross ? ', memory=memory' : ''})`,
-            `allowed = torch.ones(weights.shape[-2], weights.shape[-1])${s.mode === 'causal' ? '.tril()' : ''}   # ${c('the mask M: 1 = allowed', '遮罩 M：1 = 允许')}`].join('\n'),
-          [show('mask M', 'allowed.tolist()'),
-            `for h in range(${s.heads}):`,
-            `    print(f'weights of head {h} =', weights[0, h].tolist())   # ${cross ? '(T_out, T_in)' : '(T, T)'}`].join('\n'));
-      },
+      pytorch: (s, r) => PROGRAMS['18.6'](s, r.inputs, ctx.lang),
     };
   },
 };
