@@ -361,7 +361,7 @@ export default {
           future.set([f.perPosition], { shape: [f.perPosition.length], colLabels: [...r.future.text].map(shown),
             rowLabels: ['max |Δ|'], highlightCols: new Set(Array.from({ length: r.future.t + 1 }, (_, i) => i)) });
           const exact = f.maxPrefixChange === 0;
-          futureOut.replaceChildren(h('dt', {}, t('prefix')), h('dd.prefix', {}, fmtErr(f.maxPrefixChange)));
+          futureOut.replaceChildren(h('dt', {}, t('prefix')), h('dd.prefix', { 'data-value': String(f.maxPrefixChange) }, fmtErr(f.maxPrefixChange)));
           verdict.textContent = t(exact ? 'exact' : 'leak');
           verdict.className = `verdict ${exact ? 'good' : 'bad'}`;
         }
