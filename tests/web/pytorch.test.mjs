@@ -25,6 +25,7 @@ const readout = async (page, id, name) => (await fig(page, id, name).locator('dd
 const openTable = async (figure) => {
   const details = figure.locator('details.chart-data');
   if (!(await details.evaluate((d) => d.open))) await details.locator('summary').click();
+  await details.locator('table tbody tr').first().waitFor();   // built on the (asynchronous) toggle event
 };
 /** A chart's data table: rows of [x, series values...]. */
 const chartTable = async (figure) => {
