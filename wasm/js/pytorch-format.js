@@ -1,7 +1,7 @@
 // Writing PyTorch (float64) programs: Python literals for numbers, tensors and strings, the
 // programs' common header and print lines, and the Python pieces several programs share (multi-head
 // attention as the lessons write it; the core's random generator). Used by core.toPyTorch
-// (pytorch.js) and by the page's "Show as PyTorch" panels (web/src/sections/*.js).
+// (pytorch.js) and by the page's "Show as PyTorch" programs (web/src/pytorch-programs.js).
 //
 // Formatting only: no arithmetic on the numbers. Every float is written as JS's shortest
 // representation (String(x)), which float64 parses back to the same bits, so a literal in a

@@ -41,7 +41,7 @@ const number = (fn, name, v) => (typeof v === 'number' && Number.isFinite(v) ? v
 const whole = (fn, name, v) => (Number.isInteger(v) && v >= 0 ? v : fail(fn, `${name} must be a whole number >= 0`));
 
 /** The Python expression of a `scale` option: null for the default 1/sqrt(head width). */
-export function scaleExpr(fn, scale, { modelWidth = null } = {}) {
+function scaleExpr(fn, scale, { modelWidth = null } = {}) {
   if (scale === 'head') return null;
   if (scale === 'none') return '1.0';
   if (scale === 'model') return modelWidth ? `1 / math.sqrt(${modelWidth})` : fail(fn, "scale 'model' needs a model width C (use multiHeadAttention)");

@@ -6,8 +6,8 @@ import { prediction } from '../widgets/predict.js';
 import { dimSelector } from '../widgets/dim-selector.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
-import { PROGRAMS } from '../pytorch-programs.js';
 import { fmt, fmtErr } from '../format.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
