@@ -38,6 +38,10 @@ export const shared = {
     embedSource: '来自注意力实验室',
     intRange: '请输入 {min} 到 {max} 之间的整数。',
     seed: '随机种子', causal: '因果遮罩', rowSum: '行和', T: '序列长度 T', heads: '头数',
+    pytorchShow: '以 PyTorch 代码查看', pytorchCode: 'PyTorch 程序', pytorchCopy: '复制代码',
+    pytorchHelp: '一段 PyTorch（float64）程序，复现本节此刻的状态：保存为 .py 用 python3 运行（PyTorch 1.13 及以上），它打印的数字就是页面上显示的数字。',
+    pytorchCopied: '已复制到剪贴板。', pytorchSelected: '程序已选中，按 Ctrl+C（Mac 上 ⌘C）复制。',
+    pytorchDownload: '下载 {name}', pytorchFailed: '写不出程序：{message}',
   },
   en: {
     title: 'Attention Lab',
@@ -73,6 +77,10 @@ export const shared = {
     embedSource: 'From Attention Lab',
     intRange: 'Enter a whole number from {min} to {max}.',
     seed: 'Random seed', causal: 'Causal mask', rowSum: 'row sum', T: 'Length T', heads: 'Heads',
+    pytorchShow: 'Show as PyTorch', pytorchCode: 'PyTorch program', pytorchCopy: 'Copy the program',
+    pytorchHelp: 'A PyTorch (float64) program that reproduces this section as it is now: save it as a .py file and run it with python3 (PyTorch 1.13 or later); it prints the numbers the page shows.',
+    pytorchCopied: 'Copied to the clipboard.', pytorchSelected: 'The program is selected: press Ctrl+C (⌘C on a Mac) to copy it.',
+    pytorchDownload: 'Download {name}', pytorchFailed: 'Could not write the program: {message}',
   },
 };
 

@@ -15,6 +15,7 @@ export const REQUESTS = {
   sample: ['prompt', 'length', 'temperature', 'seed'],
   attention: ['text'],
   future: ['text', 't', 'seed'],
+  parameters: [],                                         // for "Show as PyTorch": the model's parameters
 };
 
 /** Worker -> page. */
@@ -30,6 +31,7 @@ export const REPLIES = {
   sample: ['text', 'step'],
   attention: ['text', 'maps', 'step'],
   future: ['text', 't', 'result', 'step'],
+  parameters: ['params', 'step'],                         // Float64Array in the core's flat layout (transferred)
   // a failed request; code and params are the core's (messages.js renders them), null for other errors
   error: ['request', 'message', 'code', 'params'],
 };

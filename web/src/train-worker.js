@@ -78,6 +78,10 @@ const handle = dispatcher(REQUESTS, {
   future(m) {
     post('future', { text: m.text, t: m.t, result: needModel().futureCheck(m.text, { t: m.t, seed: m.seed }), step });
   },
+  parameters() {
+    const params = needModel().parameters();
+    postMessage(message(REPLIES, 'parameters', { params, step }), [params.buffer]);
+  },
 });
 
 // A message that could not be deserialized (e.g. a WebAssembly.Module sent across origins).

@@ -4,6 +4,7 @@ import { readout, button } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr, shapeText } from '../format.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -89,18 +90,19 @@ export default {
       },
       paint(r, s) {
         const sums = values(r.rowSums);
-        A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarksLabel: t('rowSum') });
+        A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarkValues: sums, rowMarksLabel: t('rowSum') });
         y0.set(matrixAt(r.Y, 0));
         if (s.batch) y1.set(matrixAt(r.Y, 1));
         loop.set(matrixAt(r.loop, 0), { label: t(s.norm ? 'loop' : 'loopSum') });
         xBadge.textContent = `${t('xShape')} ${shapeText(['B', 'T', 'C'], r.X.shape)}`;
         yBadge.textContent = `${t('yShape')} ${shapeText(['B', 'T', 'C'], r.Y.shape)}`;
         // the chapter's figure is for the average (normalized rows)
-        out.set([[t('maxDiff'), fmtErr(r.diff), 'diff'], ...(s.norm ? [[t('chapter'), fmtErr(2.22e-16), 'chapter']] : [])]);
+        out.set([[t('maxDiff'), fmtErr(r.diff), 'diff', r.diff], ...(s.norm ? [[t('chapter'), fmtErr(2.22e-16), 'chapter']] : [])]);
         const chapterX = JSON.stringify(s.x) === JSON.stringify(CHAPTER_X);
         diffNote.textContent = t(r.diff !== 0 ? (s.norm ? 'diffRounding' : 'sumRounding') : chapterX && s.norm ? 'diffZeroChapter' : 'diffZero');
         example.hidden = JSON.stringify(s.x) === JSON.stringify(NON_INTEGER_X);
       },
+      pytorch: (s, r) => PROGRAMS['18.1'](s, { X: r.X }, ctx.lang),
     };
   },
 };

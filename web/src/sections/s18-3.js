@@ -4,6 +4,7 @@ import { heatmap } from '../widgets/heatmap.js';
 import { h } from '../widgets/dom.js';
 import { prediction } from '../widgets/predict.js';
 import { tensor, toNested, matrixAt } from '../tensors.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -71,6 +72,11 @@ export default {
         maps.a.set(matrixAt(r.weights, 0, 0), { shape: tt });
         if (predictCausal.waiting) predictCausal.settle(r.weights.data[0] === 1 ? 'all' : 'part');
         maps.y.set(matrixAt(r.out, 0), shape3(r.out));
+      },
+      pytorch(s) {
+        // the weights as the editors show them: in nn.Linear's layout the core transposes them
+        const shown = (key) => (s.layout === 'linear' ? core.mathWeightToLinear(tensor(s[key])) : tensor(s[key]));
+        return PROGRAMS['18.3'](s, { weights: { wq: shown('wq'), wk: shown('wk'), wv: shown('wv') } }, ctx.lang);
       },
     };
   },

@@ -8,6 +8,7 @@ import { button, readout } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt } from '../tensors.js';
 import { fmtErr } from '../format.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -67,7 +68,7 @@ export default {
         const opts = { ...w, causal: s.causal, positions: s.pos, tMax: s.tmax, seed: s.seed, positionSeed: s.posSeed };
         const pc = core.permutationCheck(tensor([s.x]), opts);
         const table = s.pos === 'none' ? null : core.positions(s.pos, T, C, { tMax: s.tmax, seed: s.posSeed });
-        return { pc, table };
+        return { pc, table, w };
       },
       paint(r) {
         perm.textContent = t('perm', { perm: r.pc.perm.join(', ') });
@@ -81,8 +82,9 @@ export default {
         if (r.table) table.set(matrixAt(r.table));
         const equivariant = r.pc.maxDiff < 1e-12;
         const verdict = r.pc.perm.length < 2 ? ['', t('oneRow')] : ['', t(equivariant ? 'equi' : 'broken'), equivariant ? 'good' : 'bad'];
-        out.set([[t('diff'), fmtErr(r.pc.maxDiff), 'diff'], verdict]);
+        out.set([[t('diff'), fmtErr(r.pc.maxDiff), 'diff', r.pc.maxDiff], verdict]);
       },
+      pytorch: (s, r) => PROGRAMS['18.5'](s, { w: r.w, perm: r.pc.perm, table: r.table }, ctx.lang),
     };
   },
 };

@@ -12,6 +12,7 @@ import { h } from '../widgets/dom.js';
 import { matrixAt } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
 import { coreUrl } from '../../../wasm/js/index.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 // The corpus of each page language (see lessons/data/README.txt), as separate chunks.
 const CORPUS = {
@@ -27,6 +28,7 @@ const EXAMPLES = {
   shipped: { probe: 'the cat sat on the mat', prompt: 'the ' },
 };
 const SAMPLE_LENGTH = 120;
+const FUTURE_SEED = 1;   // the future-character check's replacement characters
 
 const strings = {
   zh: {
@@ -52,7 +54,9 @@ const strings = {
     mapped: '按模型认识的字符读：{pairs}。', tooShort: '句子至少要有 2 个模型认识的字符。',
     shortNote: '这段英文短文只有约 3 KB。训练约一千步后，验证损失不再下降、转而上升，而训练损失继续下降：模型在背诵训练文本，这就是过拟合。圆圈标出验证损失最低的时刻。',
     noMaskNote: '遮罩关掉了：每个位置都能看到后面的字符，包括它要预测的下一个。训练损失会迅速降到很低，但这是抄答案，下面的检查会失败。',
-    customWaiting: '粘贴文本后点“开始训练”或“重置模型”，模型就按这段文本重建。', loading: '正在准备模型…', loadingText: '正在载入训练文本…', table: '数据表',
+    customWaiting: '粘贴文本后点“开始训练”或“重置模型”，模型就按这段文本重建。',
+    pyNoModel: '模型建好、页面显示出注意力图和未来字符检查之后，这里才有程序：它复现的是页面上的模型。',
+    pyRunning: '训练正在进行：先点“暂停”，程序会复现暂停时的模型。', pyFetching: '正在从训练线程取出模型参数…', loading: '正在准备模型…', loadingText: '正在载入训练文本…', table: '数据表',
   },
   en: {
     source: 'Training text', corpus: 'State of the Union addresses, 1982–2021 (about 1.3 MB)', shipped: 'the short text that ships with the lab (about 3 KB)', custom: 'your own text',
@@ -77,7 +81,9 @@ const strings = {
     mapped: 'Read as characters the model knows: {pairs}.', tooShort: 'The sentence needs at least 2 characters the model knows.',
     shortNote: 'This text is only about 3 KB. After about a thousand steps the validation loss stops falling and climbs again while the training loss keeps falling: the model is memorizing its training text. That is overfitting; the ring marks the best validation point.',
     noMaskNote: 'The mask is off: every position sees the characters after it, including the very one it must predict. The training loss drops fast, but by copying the answer; the check below fails.',
-    customWaiting: 'Paste your text, then press “Start training” or “Reset the model” to build the model on it.', loading: 'Preparing the model…', loadingText: 'Loading the training text…', table: 'Data table',
+    customWaiting: 'Paste your text, then press “Start training” or “Reset the model” to build the model on it.',
+    pyNoModel: 'The program appears once the model is built and the page shows its attention maps and future check: it reproduces the model on the page.',
+    pyRunning: 'Training is running: press “Pause”, and the program will reproduce the paused model.', pyFetching: 'Fetching the parameters from the training worker…', loading: 'Preparing the model…', loadingText: 'Loading the training text…', table: 'Data table',
   },
 };
 
@@ -147,6 +153,7 @@ export default {
       sample(m) { live.sample = m.text; live.v.sample += 1; },
       attention(m) { live.attention = m; live.v.attention += 1; },
       future(m) { live.future = m; live.v.future += 1; },
+      parameters(m) { live.params = { ...m, config: live.config }; },
       error(m) {
         live.error = Object.assign(new Error(m.message), m.code ? { code: m.code, params: m.params } : {});   // rendered by messages.js
         if (m.request === 'reset') { live.pending = Math.max(0, live.pending - 1); live.config = null; live.running = false; }
@@ -228,7 +235,7 @@ export default {
       const p = probeText();
       if (p.n < 2) return;
       send('attention', { text: p.text });
-      send('future', { text: p.text, t: p.t, seed: 1 });
+      send('future', { text: p.text, t: p.t, seed: FUTURE_SEED });
     }
 
     const source = ctx.choice('source');
@@ -354,12 +361,29 @@ export default {
           future.set([f.perPosition], { shape: [f.perPosition.length], colLabels: [...r.future.text].map(shown),
             rowLabels: ['max |Δ|'], highlightCols: new Set(Array.from({ length: r.future.t + 1 }, (_, i) => i)) });
           const exact = f.maxPrefixChange === 0;
-          futureOut.replaceChildren(h('dt', {}, t('prefix')), h('dd.prefix', {}, fmtErr(f.maxPrefixChange)));
+          futureOut.replaceChildren(h('dt', {}, t('prefix')), h('dd.prefix', { 'data-value': String(f.maxPrefixChange) }, fmtErr(f.maxPrefixChange)));
           verdict.textContent = t(exact ? 'exact' : 'leak');
           verdict.className = `verdict ${exact ? 'good' : 'bad'}`;
         }
         if (changed('attention') && r.attention) paintMaps(r.attention);
         painted.config = r.config;
+      },
+      // The model on screen as PyTorch: its parameters (about 100,000 numbers) as a file, asked of the
+      // worker when the program is wanted; the sentence and t as literals.
+      pytorch() {
+        const { attention: att, future: fut, config: cfg } = live;
+        if (!cfg || !att || !fut || live.pending) return { note: t('pyNoModel') };
+        if (live.running) return { note: t('pyRunning') };
+        const step = fut.step;
+        if (att.step !== step || live.params?.step !== step || live.params.config !== cfg) {
+          if (live.asked?.config !== cfg || live.asked.step !== step) { live.asked = { config: cfg, step }; send('parameters'); }
+          return { note: t('pyFetching') };
+        }
+        const file = `attention-lab-gpt-seed${cfg.seed}-step${step}.json`;
+        const { params } = live.params;
+        return { code: PROGRAMS['18.8'](ctx.state, { config: cfg, step, attention: att, future: fut, futureSeed: FUTURE_SEED, file }, lang),
+          files: [{ name: file, bytes: () => JSON.stringify({ format: 'attention-lab-gpt', step, chars: cfg.chars, params: Array.from(params),
+            config: { vocab: cfg.vocab, C: cfg.C, heads: cfg.heads, layers: cfg.layers, tMax: cfg.tMax, seed: cfg.seed, causal: cfg.causal } }) }] };
       },
     };
 

@@ -120,6 +120,9 @@ function swatch(colour, dash, shape, fillOpacity = 1) {
   };
 }
 
+/** A data-table cell: the number rounded, and exact in data-value (for whoever needs the digits). */
+const cell = (v) => h('td', { 'data-value': String(v) }, fmt(v, 4));
+
 /**
  * Line chart: set({series: [{name, points: [[x, y]], dash?: 'solid'|'dashed'|'dotted'}],
  *   hlines?: [{name, y, dash?}], marks?: [{x, y, label, series}], xLabel, yLabel, xLog, yLog, yZero = true, tableLabel}).
@@ -201,7 +204,7 @@ export function lineChart({ label, height = 260, id = nextId('chart') }) {
       return h('table.matrix', {},
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, d.xLabel), [...d.series, ...hl].map((se) => h('th', { scope: 'col' }, se.name)))),
         h('tbody', {}, xsSorted.map((x) => h('tr', {}, h('th', { scope: 'row' }, String(x)),
-          byX.map((m) => h('td', {}, m.has(x) ? fmt(m.get(x), 4) : '')), hl.map((l) => h('td', {}, fmt(l.y, 4)))))));
+          byX.map((m) => (m.has(x) ? cell(m.get(x)) : h('td'))), hl.map((l) => cell(l.y))))));
     });
   }
   return { el: f.el, set, note: f.note };
@@ -254,7 +257,7 @@ export function barChart({ label, height = 220, id = nextId('bars') }) {
     });
     f.update(d, items, d.tableLabel ?? 'data', () => h('table.matrix', {},
       h('thead', {}, h('tr', {}, h('th', {}, ''), d.labels.map((lb) => h('th', { scope: 'col' }, lb)))),
-      h('tbody', {}, d.series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map((v) => h('td', {}, fmt(v, 4))))))));
+      h('tbody', {}, d.series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map(cell))))));
   }
   return { el: f.el, set };
 }

@@ -90,7 +90,8 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   }
 
   /**
-   * opts: {label, axes, names, shape, rowMarks, rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note,
+   * opts: {label, axes, names, shape, rowMarks, rowMarkValues (row -> the exact number(s) behind its mark,
+   *        kept in data-value), rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note,
    *        cellLabel(i, j, valueText): a cell's label and tooltip in the section's words}
    */
   function set(rows, opts = {}) {
@@ -152,7 +153,11 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
         td.dataset.value = String(v);
         td.textContent = compact ? '' : text;
       }
-      if (opts.rowMarks) tr.cells[rows[i].length + 1].textContent = opts.rowMarks[i] ?? '';
+      if (opts.rowMarks) {
+        const mark = tr.cells[rows[i].length + 1];
+        mark.textContent = opts.rowMarks[i] ?? '';
+        markValue(mark, opts, i);
+      }
     }
   }
 
@@ -175,8 +180,16 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
         const c = colour(v, { signed, max });
         return h('td', { style: `background:${c.bg};color:${c.fg}`, 'aria-label': aria, title: aria, 'data-value': String(v) }, compact ? '' : text);
       }),
-      opts.rowMarks ? h('td.rowmark', {}, opts.rowMarks[i] ?? '') : null));
+      opts.rowMarks ? markValue(h('td.rowmark', {}, opts.rowMarks[i] ?? ''), opts, i) : null));
     table.replaceChildren(h('thead', {}, head), h('tbody', {}, body));
+  }
+
+  // the exact numbers behind a row's mark (rowMarkValues: {index: number | number[]}), space-separated
+  function markValue(td, opts, i) {
+    const v = opts.rowMarkValues?.[i];
+    if (v === undefined) td.removeAttribute('data-value');
+    else td.dataset.value = [v].flat().map(String).join(' ');
+    return td;
   }
 
   return { el, set };
