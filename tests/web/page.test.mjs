@@ -166,7 +166,8 @@ test('18.4: sqrt(hs), sqrt(C) and no scaling give different weights; x8 sharpens
   near(j8, jac(p8), 1e-4);
   const table = await fig(page, '18.4', 'sharp').count();
   assert.equal(table, 1);
-  const variance = await sec(page, '18.4').locator('details.chart-data table tbody tr').evaluateAll((rows) =>
+  await fig(page, '18.4', 'variance').locator('details.chart-data summary').click();   // the data table is built when opened
+  const variance = await fig(page, '18.4', 'variance').locator('details.chart-data table tbody tr').evaluateAll((rows) =>
     rows.map((r) => [...r.children].map((c) => Number(c.textContent))));
   const at256 = variance.find((r) => r[0] === 256);
   assert.ok(Math.abs(at256[1] / 256 - 1) < 0.15 && Math.abs(at256[2] - 1) < 0.15, `Var(q.k) at d = 256: ${at256}`);
@@ -451,6 +452,7 @@ test('18.8: the GPT trains in a worker, the shown loss falls below the unigram b
   const stat = async (name) => Number(await s8.locator(`dl[data-name="stats"] dd.${name}`).textContent());
   const step = async () => Number((await s8.locator('dl[data-name="stats"] dd').first().textContent()) || 0);
   await page.waitForFunction(() => Number(document.querySelector('.lab-section[data-section="18.8"] dl[data-name="stats"] dd')?.textContent) >= 1, null, { timeout: 20000 });
+  await s8.locator('details.chart-data summary').click();   // the data table is built when opened
   const table = async () => s8.locator('details.chart-data table tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => Number(c.textContent))));
   const first = (await table())[0];   // step 0: the untrained model
   await page.waitForFunction(() => Number(document.querySelector('.lab-section[data-section="18.8"] dl[data-name="stats"] dd')?.textContent) >= 150, null, { timeout: 60000 });

@@ -39,8 +39,10 @@ function header() {
   switchUrl.search = p.toString();
   return h('header.site', {},
     h('div.brand', {}, h('h1', {}, t('title')), h('p.subtitle', {}, t('subtitle'))),
-    h('a.lang-switch', { href: switchUrl.href, hreflang: other, 'aria-label': t('langLabel'), 'data-lang': other,
-      onclick: (e) => { e.preventDefault(); params.set('lang', other); writeUrl(); location.reload(); } }, t('lang')));
+    // its name is its visible text (the other language's name, in that language) and then what it does
+    h('a.lang-switch', { href: switchUrl.href, hreflang: other, 'data-lang': other,
+      onclick: (e) => { e.preventDefault(); params.set('lang', other); writeUrl(); location.reload(); } },
+    h('span', { lang: other === 'zh' ? 'zh-CN' : 'en' }, t('lang')), h('span.visually-hidden', {}, ` (${t('langLabel')})`)));
 }
 
 function toc() {
@@ -50,8 +52,10 @@ function toc() {
 
 async function main() {
   const loading = h('p.loading', { role: 'status' }, t('loading'));
-  if (embedded) document.body.classList.add('embed');
-  else app.append(header(), toc());
+  if (embedded) {
+    document.body.classList.add('embed');
+    app.append(h('h1.visually-hidden', {}, t('title')));   // the frame's document has a title heading too
+  } else app.append(header(), toc());
   const main = h('main', {}, loading);
   app.append(main);
   let core, coreModule;

@@ -11,7 +11,7 @@
 // Every change goes the same way: update state (kept inside its limits), serialize it to the URL,
 // sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
 // status explains.
-import { h } from './widgets/dom.js';
+import { h, keyboardScrollable } from './widgets/dom.js';
 import { makeT, translateError } from './i18n.js';
 import { defaults, fitState } from './state.js';
 import { schemaWidgets } from './schema-widgets.js';
@@ -27,6 +27,7 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('h2', { id: headingId }, lesson.title),
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
+  for (const wide of el.querySelectorAll('.lesson .katex-display, .lesson pre')) keyboardScrollable(wide);   // they scroll on a phone
   if (controller) mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState });
   const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources }));
   if (ex.length) el.append(h('div.exercises', {}, h('h3', {}, t('exercises')), ex));

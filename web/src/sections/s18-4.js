@@ -55,10 +55,10 @@ export default {
     const seed = ctx.integer('seed');
     const hsLine = h('p.shape-line');
     const maps = SCALES.map((sc) => heatmap({ t, name: `w-${sc}`, label: t(`${sc}_scale`), names: ['B', 'H', 'T', 'T'], weights: true, axes: 'self' }));
-    const chart = lineChart({ label: t('chart') });
+    const chart = lineChart({ name: 'variance', label: t('chart') });
     const logits = ctx.editor('logits');
     const factor = ctx.slider('factor', { step: 0.5, format: (v) => `× ${v}` });
-    const bars = barChart({ label: t('sharp') });
+    const bars = barChart({ name: 'bars', label: t('sharp') });
     const sharp = readout({ name: 'sharp' });
     ctx.lab.append(
       h('div.controls', {}, T.el, C.el, heads.el, head.el, causal.el, seed.el), hsLine,

@@ -52,7 +52,7 @@ export default {
     const drop = heatmap({ t, name: 'drop', label: t('drop'), names: ['B', 'T', 'T'], axes: 'self' });
     const dropNote = h('p.note');
     ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el),
-      h('div.row', {}, h('div.stack', {}, h('h4', {}, t('ref')), ref.el), h('div.stack', {}, h('h4', {}, t('gc')), gc.el)),
+      h('div.row', {}, h('div.stack', {}, h('h3', {}, t('ref')), ref.el), h('div.stack', {}, h('h3', {}, t('gc')), gc.el)),
       probe.el, probeOut.el,
       h('div.controls', {}, p.el, training.el), drop.el, dropNote);
     return {

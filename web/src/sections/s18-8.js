@@ -114,7 +114,7 @@ export default {
     const resetBtn = button({ label: t('reset'), onClick: () => { if (!worker) startWorker(); else reset(); } });
     resetBtn.dataset.name = 'reset-model';
     const stats = readout({ name: 'stats' });
-    const chart = lineChart({ label: t('chart') });
+    const chart = lineChart({ name: 'loss', label: t('chart') });
     const temp = ctx.slider('temp', { step: 0.1, format: (v) => v.toFixed(1), onChange: (v) => { ctx.set({ temp: v }); requestSample(); } });
     const prompt = h('input', { type: 'text', maxlength: 32, 'data-name': 'prompt', 'aria-label': t('samplePrompt'),
       oninput: () => { ctx.set({ prompt: prompt.value.replace(/[\u0000-\u001f]/g, '') }); } });
@@ -130,7 +130,7 @@ export default {
     ctx.lab.append(
       h('div.controls', {}, source.el, seed.el), areaWrap,
       h('div.controls', {}, startBtn, pauseBtn, resetBtn), status, stats.el, chart.el,
-      h('div.controls', {}, h('label.control', {}, t('samplePrompt'), ' ', prompt), temp.el, resample), h('h4', {}, t('sample')), sampleOut,
+      h('div.controls', {}, h('label.control', {}, t('samplePrompt'), ' ', prompt), temp.el, resample), h('h3', {}, t('sample')), sampleOut,
       h('div.controls', {}, h('label.control', {}, t('probe'), ' ', probe), tField.el), future.el, futureOut.el, maps);
     const mapWidgets = new Map();
 

@@ -1,11 +1,32 @@
 // SVG charts (line and bar) with the data also available as a table. Series are told apart by
-// dash pattern and marker shape as well as colour (Okabe-Ito palette, colour-blind safe).
+// dash pattern and marker shape as well as colour (Okabe-Ito palette, colour-blind safe). The SVG
+// is an image named by the chart's label; its numbers are in a table (captioned with the same
+// label) under a disclosure, built when it is opened and kept current while it is open.
 import { h, nextId } from './dom.js';
 import { fmt } from '../format.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9'];
 const DASHES = ['', '6 4', '2 3', '8 3 2 3'];
+/** The disclosure under a chart: summary text, and a table built from the last data when open. */
+function dataTable(label) {
+  const summary = h('summary');
+  const details = h('details.chart-data', { hidden: true }, summary);   // shown with the first data
+  let build = null;
+  const fill = () => { if (details.open && build) details.replaceChildren(summary, build()); };
+  details.addEventListener('toggle', fill);
+  return {
+    el: details,
+    /** text: the summary; rows() -> [thead row, ...tbody rows] of the table */
+    set(text, rows) {
+      summary.textContent = text;
+      details.hidden = false;
+      build = () => { const [head, ...body] = rows(); return h('table.matrix', {}, h('caption.visually-hidden', {}, label), h('thead', {}, head), h('tbody', {}, body)); };
+      fill();
+    },
+  };
+}
+
 const s = (tag, attrs = {}, ...kids) => {
   const el = document.createElementNS(NS, tag);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
@@ -36,10 +57,10 @@ function ticks({ lo, hi }, log) {
 }
 
 /** Line chart: set({series: [{name, points: [[x, y]]}], xLabel, yLabel, xLog, yLog}) */
-export function lineChart({ label, width = 460, height = 260, id = nextId('chart') }) {
+export function lineChart({ label, name, width = 460, height = 260, id = nextId('chart') }) {
   const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label, class: 'chart' });
-  const details = h('details.chart-data');
-  const el = h('figure.chart-figure', { id }, h('figcaption', {}, label), svg, details);
+  const table = dataTable(label);
+  const el = h('figure.chart-figure', { id, 'data-name': name }, h('figcaption', {}, label), svg, table.el);
   const m = { l: 56, r: 12, t: 12, b: 40 };
 
   function set({ series, xLabel, yLabel, xLog = false, yLog = false, tableLabel = 'data' }) {
@@ -77,19 +98,18 @@ export function lineChart({ label, width = 460, height = 260, id = nextId('chart
     });
     svg.replaceChildren(...kids);
     const xsSorted = [...new Set(xs)];
-    details.replaceChildren(h('summary', {}, tableLabel), h('table.matrix', {},
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, xLabel), series.map((se) => h('th', { scope: 'col' }, se.name)))),
-      h('tbody', {}, xsSorted.map((x) => h('tr', {}, h('th', { scope: 'row' }, String(x)),
-        series.map((se) => h('td', {}, fmt(se.points.find((p) => p[0] === x)?.[1] ?? NaN, 4))))))));
+    table.set(tableLabel, () => [h('tr', {}, h('th', { scope: 'col' }, xLabel), series.map((se) => h('th', { scope: 'col' }, se.name))),
+      ...xsSorted.map((x) => h('tr', {}, h('th', { scope: 'row' }, String(x)),
+        series.map((se) => h('td', {}, fmt(se.points.find((p) => p[0] === x)?.[1] ?? NaN, 4)))))]);
   }
   return { el, set };
 }
 
 /** Grouped bar chart: set({labels, series: [{name, values}], yLabel, max}) */
-export function barChart({ label, width = 460, height = 220, id = nextId('bars') }) {
+export function barChart({ label, name, width = 460, height = 220, id = nextId('bars') }) {
   const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label, class: 'chart' });
-  const details = h('details.chart-data');
-  const el = h('figure.chart-figure', { id }, h('figcaption', {}, label), svg, details);
+  const table = dataTable(label);
+  const el = h('figure.chart-figure', { id, 'data-name': name }, h('figcaption', {}, label), svg, table.el);
   const m = { l: 44, r: 8, t: 30, b: 28 };
   function set({ labels, series, yLabel, max = 1, tableLabel = 'data' }) {
     const kids = [];
@@ -114,9 +134,8 @@ export function barChart({ label, width = 460, height = 220, id = nextId('bars')
     kids.push(s('line', { x1: m.l, x2: width - m.r, y1: height - m.b, y2: height - m.b, class: 'axis' }),
       s('text', { x: 12, y: (height - m.b) / 2, transform: `rotate(-90 12 ${(height - m.b) / 2})`, 'text-anchor': 'middle', class: 'axis-label' }, yLabel));
     svg.replaceChildren(...kids);
-    details.replaceChildren(h('summary', {}, tableLabel), h('table.matrix', {},
-      h('thead', {}, h('tr', {}, h('th', {}, ''), labels.map((lb) => h('th', { scope: 'col' }, lb)))),
-      h('tbody', {}, series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map((v) => h('td', {}, fmt(v, 4))))))));
+    table.set(tableLabel, () => [h('tr', {}, h('td'), labels.map((lb) => h('th', { scope: 'col' }, lb))),
+      ...series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map((v) => h('td', {}, fmt(v, 4)))))]);
   }
   return { el, set };
 }
