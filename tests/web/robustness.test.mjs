@@ -1,7 +1,8 @@
 // Hostile and broken input to the built page: every section's inputs take a table of bad entries
-// (each is marked with a message and the last good result stays), URLs with script, huge values
-// and wrong shapes fall back to defaults with a notice, the embed ignores its parent, and the
-// Content-Security-Policy stops injected script. The console stays free of errors throughout.
+// (each is marked with a message and the last good result stays; values the core rejects are in
+// errors.test.mjs), URLs with script, huge values and wrong shapes fall back to defaults with a
+// notice, the embed ignores its parent, and the Content-Security-Policy stops injected script.
+// The console stays free of errors throughout.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -56,34 +57,6 @@ test('every whole-number field: bad entries are marked and the last result stays
   await page.close();
 });
 
-test('values the core rejects show its message per section and keep the last result', async () => {
-  const { page, errors } = await open();
-  const none = async () => {};
-  // [section, a valid step first, the step the core rejects, a result that must stay, the message]
-  const cases = [
-    ['18.3', none, async () => { await fig(page, '18.3', 'wk').locator('button[data-act="add-row"]').click(); }, 'y', /wk must have shape \(C, D\) with C = 2/],
-    ['18.5', async () => { await fig(page, '18.5', 'pos').getByLabel(/learned/).check(); }, async () => { await fig(page, '18.5', 'tmax').fill('2'); }, 'attnPx', /past the learned table's tMax = 2/],
-  ];
-  for (const [id, prepare, act, result, message] of cases) {
-    await prepare();
-    const kept = await heatmapValues(fig(page, id, result));
-    await act();
-    const status = sec(page, id).locator('.status.error');
-    assert.match(await status.textContent(), message, id);
-    assert.deepEqual(await heatmapValues(fig(page, id, result)), kept, `${id} kept its result`);
-    await sec(page, id).locator('button.reset').click();
-    assert.equal(await status.count(), 0, `${id}: reset clears the error`);
-  }
-  assert.deepEqual(errors, []);
-  await page.close();
-});
-
-test('Chinese pages translate the core messages that are ours', async () => {
-  const { page } = await open('?lang=zh&s5.pos=learned&s5.tmax=2');
-  assert.match(await sec(page, '18.5').locator('.status.error').textContent(), /超过了学习式位置表的 T_max = 2 行/);
-  await page.close();
-});
-
 const HOSTILE = [
   `?lang=<script>window.__pwned=1</script>`,
   `?embed=../../etc/passwd`,
@@ -108,7 +81,7 @@ test('hostile URLs never run script, never break the page, and fall back with a 
     assert.equal(await page.evaluate(() => window.__pwned), undefined, q);
     assert.equal(await page.evaluate(() => ({}).polluted), undefined, `${q}: prototype polluted`);
     assert.ok(await page.locator('.lab-section').count() >= 1, q);
-    assert.equal(await page.locator('.status.error').count(), 0, `${q}: no section is left failing`);
+    assert.equal(await page.locator('.lab-section.has-error').count(), 0, `${q}: no section is left failing`);
     assert.deepEqual(errors, [], q);
     await page.close();
   }

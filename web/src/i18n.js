@@ -82,21 +82,3 @@ export function makeT(lang, ...tables) {
     return s.replace(/\{(\w+)\}/g, (_, k) => (params[k] !== undefined ? String(params[k]) : `{${k}}`));
   };
 }
-
-// The core's messages are English. These patterns cover what a student can trigger on the page;
-// anything else is shown as the core wrote it.
-const zhErrors = [
-  [/heads = (\d+) does not divide the projected width D = (\d+)/, '头数 $1 不能整除投影宽度 D = $2。'],
-  [/T = (\d+) is past the learned table's tMax = (\d+) rows/, 'T = $1 超过了学习式位置表的 T_max = $2 行：位置 $2 及之后没有对应的行。'],
-  [/(\w+) must have shape \(C, D\) with C = (\d+) \(the last axis of x \(([\d, ]+)\)\), got \(([\d, ]+)\)/,
-    '$1 的形状应为 (C, D)，其中 C = $2（x 的最后一维，x 为 ($3)），实际为 ($4)。'],
-  [/wq, wk and wv must have the same shape \(C, D\), got (.*)/, 'wq、wk、wv 的形状必须相同 (C, D)，实际为 $1。'],
-  [/every value must be a finite number.*got (\S+) at \[([\d, ]+)\]/, '所有数值必须是有限数，位置 [$2] 处为 $1。'],
-  [/more than the limit of (\d+)/, '张量超过了 $1 个元素的上限。'],
-];
-
-export function translateError(lang, message) {
-  if (lang !== 'zh') return message;
-  for (const [re, zh] of zhErrors) if (re.test(message)) return message.replace(new RegExp(`^.*?${re.source}.*$`), zh) + `（${message}）`;
-  return message;
-}

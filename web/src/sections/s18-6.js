@@ -3,17 +3,20 @@
 // values from the encoder (T_in).
 import { heatmap } from '../widgets/heatmap.js';
 import { h } from '../widgets/dom.js';
+import { prediction } from '../widgets/predict.js';
 import { matrixAt } from '../tensors.js';
 import { shapeText } from '../format.js';
 
 const strings = {
   zh: {
+    predictMode: '切换之后，查询位置 0 会不会把权重分给它后面的位置（第 1 列及以后）？', sees: '会', blind: '不会',
     mode: '注意力类型', bi: '编码器：双向自注意力', causal: '解码器：因果自注意力', cross: '交叉注意力',
     tout: 'T_out（查询，输出侧）', tin: 'T_in（键和值，编码器侧）',
     mask: '遮罩 M（1 = 允许）', weights: '第 {h} 个头的权重', shapes: '权重形状 {shape}；每个查询位置的一行分给 {tk} 个来源。',
     tinSelf: '自注意力里键和值来自同一序列，T_in = T_out。',
   },
   en: {
+    predictMode: 'After this switch, does query position 0 give weight to any later position (column 1 onwards)?', sees: 'yes', blind: 'no',
     mode: 'Kind of attention', bi: 'Encoder: bidirectional self-attention', causal: 'Decoder: causal self-attention', cross: 'Cross-attention',
     tout: 'T_out (queries, output side)', tin: 'T_in (keys and values, encoder side)',
     mask: 'Mask M (1 = allowed)', weights: 'Weights of head {h}', shapes: 'Weights shape {shape}; each query row is split over {tk} sources.',
@@ -32,7 +35,9 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const mode = ctx.choice('mode');
+    const predictMode = prediction({ lang: ctx.lang, name: 'predict-mode', question: t('predictMode'),
+      options: [{ value: 'sees', label: t('sees') }, { value: 'blind', label: t('blind') }] });
+    const mode = ctx.choice('mode', { onChange: (v) => predictMode.ask(() => ctx.set({ mode: v }), () => ctx.refresh()) });
     const tout = ctx.integer('tout');
     const tin = ctx.integer('tin');
     const heads = ctx.select('heads');
@@ -43,7 +48,7 @@ export default {
     // cross-attention: queries from the output (T_out), keys from the encoder (T_in); self-attention: one T
     const axesOf = (s) => (s.mode === 'cross' ? { axes: 'cross', T: ['T_out', 'T_in'] } : { axes: 'self', T: ['T', 'T'] });
     const shapes = h('p.shape-line');
-    ctx.lab.append(h('div.controls', {}, mode.el), h('div.controls', {}, tout.el, tin.el, heads.el, seed.el), tinNote,
+    ctx.lab.append(h('div.controls', {}, mode.el), predictMode.el, h('div.controls', {}, tout.el, tin.el, heads.el, seed.el), tinNote,
       h('div.row', {}, mask.el, maps[0].el, maps[1].el), shapes);
     return {
       sync(s) {
@@ -66,6 +71,7 @@ export default {
         const { axes, T } = axesOf(s);
         mask.set(matrixAt(m), { names: T, axes });
         for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape, names: ['B', 'H', ...T], axes });
+        if (predictMode.waiting) predictMode.settle(matrixAt(r.weights, 0, 0)[0].slice(1).some((v) => v > 0) ? 'sees' : 'blind');
         shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
       },
     };

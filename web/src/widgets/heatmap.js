@@ -35,11 +35,12 @@ export function colour(v, { signed, max }) {
 const LARGE = 400;   // cells; past this a heatmap is drawn on a canvas and its table built on demand
 
 /** axes: 'self' or 'cross' for an attention-shaped matrix (rows receive, columns give; see axes.js) */
-export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, axes: initialAxes = null, id = nextId('hm') }) {
+export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, axes: initialAxes = null, tableUpTo = LARGE, id = nextId('hm') }) {
   let label = initialLabel;   // set(rows, {label}) can change it
   let axes = initialAxes;     // and set(rows, {axes})
   let layoutKey = null;       // what the table's structure was built for
-  const cellText = (i, j, v) => cellLabel(t, axes, label, i, j, v);
+  let cellLabelOf = null;   // set(rows, {cellLabel}): the section's own wording of a cell
+  const cellText = (i, j, v) => cellLabelOf?.(i, j, v) ?? cellLabel(t, axes, label, i, j, v);
   // compact: small cells without printed numbers (each cell still carries its value as a label)
   const table = h('table.matrix.heatmap', { 'aria-label': label, class: compact ? 'compact' : null });
   const labelEl = h('span.tensor-label', {}, label);
@@ -112,7 +113,10 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     canvas.setAttribute('aria-label', `${label}: ${R} × ${C}. ${t('asTable')}.`);
   }
 
-  /** opts: {label, axes, names, shape, rowMarks, rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note} */
+  /**
+   * opts: {label, axes, names, shape, rowMarks, rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note,
+   *        cellLabel(i, j, valueText): a cell's label and tooltip in the section's words}
+   */
   function set(rows, opts = {}) {
     if (opts.label !== undefined && opts.label !== label) {
       label = opts.label;
@@ -125,11 +129,12 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
       layoutKey = null;
     }
     axesLine.set(axes);
+    cellLabelOf = opts.cellLabel ?? null;
     const flat = rows.flat().filter((v) => !Number.isNaN(v));
     const signed = opts.signed ?? (!weights && flat.some((v) => v < 0));
     // Colour scale bound: weights use [0, 1]; other data its largest magnitude (display only).
     const max = weights ? 1 : flat.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-    const large = rows.length * rows[0].length > LARGE;
+    const large = rows.length * rows[0].length > tableUpTo;
     current = { rows, opts, scale: { signed, max } };
     small.hidden = large;
     big.hidden = !large;
@@ -176,7 +181,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   }
 
   function fillTable(rows, opts, { signed, max }) {
-    const host = rows.length * rows[0].length > LARGE ? tableHost : small;
+    const host = rows.length * rows[0].length > tableUpTo ? tableHost : small;
     if (table.parentNode !== host) host.append(table);
     const key = JSON.stringify([rows.length, rows[0].length, opts.rowLabels, opts.colLabels, !!opts.rowMarks, opts.rowMarksLabel,
       opts.highlightCols ? [...opts.highlightCols] : null]);

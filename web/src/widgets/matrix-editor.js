@@ -2,7 +2,7 @@
 // or not finite is marked (aria-invalid), explained in words, and nothing is reported upward,
 // so the page keeps its last valid result. Valid edits call onChange(rows) at once.
 // Keyboard: arrows move between cells (left/right at the ends of the text), Enter moves down.
-import { h, nextId } from './dom.js';
+import { h, nextId, messageLine } from './dom.js';
 import { shapeText } from '../format.js';
 import { axesNote } from './axes.js';
 
@@ -23,7 +23,7 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
   let rows = [[0]];
   const table = h('table.matrix.editable', { role: 'grid', 'aria-label': label });
   const badge = h('span.shape-badge');
-  const message = h('p.cell-error', { role: 'alert', hidden: true, id: `${id}-err` });
+  const message = messageLine(() => [table], 'p');   // a bad cell, or a core error about this matrix
   const buttons = [];
   const resize = (dr, dc) => () => {
     const r = Math.min(maxRows, Math.max(minRows, rows.length + dr));
@@ -42,7 +42,7 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
     h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), axesLine.el,
     h('div.scroll', {}, table),
     buttons.length ? h('div.resize', {}, buttons) : null,
-    message);
+    message.el);
 
   const inputs = () => [...table.querySelectorAll('input')];
 
@@ -54,7 +54,7 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
       const r = parseCell(input.value);
       if (r.error) {
         input.setAttribute('aria-invalid', 'true');
-        input.setAttribute('aria-describedby', message.id);
+        input.setAttribute('aria-describedby', message.el.id);
         errors.push({ i, j, kind: r.error, text: input.value.trim() });
       } else {
         input.removeAttribute('aria-invalid');
@@ -65,13 +65,10 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
     if (errors.length) {
       const e = errors[0];
       const key = e.kind === 'empty' ? 'cellEmpty' : e.kind === 'nan' ? 'cellNaN' : 'cellInf';
-      message.textContent = `${t(key, { row: e.i + 1, col: e.j + 1, text: e.text.slice(0, 40) })} ${t('cellKeep')}`;
-      message.hidden = false;
-      el.classList.add('invalid');
+      invalid(`${t(key, { row: e.i + 1, col: e.j + 1, text: e.text.slice(0, 40) })} ${t('cellKeep')}`);
       return;
     }
-    message.hidden = true;
-    el.classList.remove('invalid');
+    invalid(null);
     rows = next;
     onChange(next.map((r) => r.slice()));
   }
@@ -114,10 +111,15 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
       if (typed.value !== v) input.value = String(v);
       input.removeAttribute('aria-invalid');
     }
-    message.hidden = true;
-    el.classList.remove('invalid');
+    invalid(null);
     badge.textContent = shapeText(opts.names ?? names, [rows.length, rows[0].length]);
   }
 
-  return { el, set, get: () => rows.map((r) => r.slice()) };
+  /** Explain what is wrong with this matrix beside it (null: nothing). */
+  function invalid(text) {
+    message.show(text);
+    el.classList.toggle('invalid', !!text);
+  }
+
+  return { el, set, invalid, get: () => rows.map((r) => r.slice()) };
 }
