@@ -377,8 +377,8 @@ test('charts and heatmaps carry their numbers as text: named images, named table
   for (let k = 0; k < 3; k++) {
     const c = charts.nth(k);
     const label = await c.locator('figcaption').textContent();
-    assert.equal(await c.locator('svg').getAttribute('role'), 'img');
-    assert.equal(await c.locator('svg').getAttribute('aria-label'), label, 'the SVG is named by the caption');
+    assert.equal(await c.locator('svg.chart').getAttribute('role'), 'img');
+    assert.equal(await c.locator('svg.chart').getAttribute('aria-label'), label, 'the SVG is named by the caption');
     const summary = c.locator('details.chart-data summary');
     await summary.focus();
     assert.equal(await page.evaluate(() => document.activeElement.tagName), 'SUMMARY', 'the table is reachable by keyboard');
