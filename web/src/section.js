@@ -18,7 +18,7 @@
 // sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
 // core's error, in the page's language (messages.js), appears beside the widget that owns it, or
 // in the section's status line when no visible widget does.
-import { h } from './widgets/dom.js';
+import { h, keyboardScrollable } from './widgets/dom.js';
 import { makeT } from './i18n.js';
 import { errorMessage } from './messages.js';
 import { defaults, fitState } from './state.js';
@@ -36,6 +36,7 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('h2', { id: headingId }, lesson.title),
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
+  for (const wide of el.querySelectorAll('.lesson .katex-display, .lesson pre')) keyboardScrollable(wide);   // they scroll on a phone
   const view = controller ? mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState }) : null;
   const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
   // the exercises section's own title already says "Exercises": no second heading there

@@ -76,7 +76,7 @@ export default {
     const chapterNote = h('p.note.chapter-note');
     const dropNote = h('p.note');
     ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el), predictCausal.el,
-      h('div.row', {}, h('div.stack', {}, h('h4', {}, t('ref')), ref.el), h('div.stack', {}, h('h4', {}, t('gc')), gc.el)),
+      h('div.row', {}, h('div.stack', {}, h('h3', {}, t('ref')), ref.el), h('div.stack', {}, h('h3', {}, t('gc')), gc.el)),
       probe.el, probeOut.el, chapter, chapterNote,
       h('div.controls', {}, p.el, training.el), drop.el, dropNote);
     return {
