@@ -227,12 +227,6 @@ CharTrainer& model(const char* fn, double id) {
     return *it->second;
 }
 
-std::uint64_t whole(const char* fn, const char* arg, double v, double lo, double hi) {
-    if (!(v >= lo && v <= hi) || v != std::floor(v))
-        throw Error(ErrorCode::integer_range, {{"fn", fn}, {"arg", arg}, {"value", v}, {"min", lo}, {"max", hi}});
-    return std::uint64_t(v);
-}
-
 // ---- the API ----------------------------------------------------------------------------------
 using Handler = std::function<void(const Args&, Result&)>;
 
@@ -245,11 +239,7 @@ void tensors(Result& r, std::initializer_list<std::pair<const char*, const Tenso
 const std::map<std::string, Handler>& handlers() {
     static const std::map<std::string, Handler> h = {
         {"randn", [](const Args& a, Result& r) {
-             const std::vector<double>& dims = a.at<std::vector<double>>(0, "shape");
-             double total = 1;
-             for (double d : dims) total *= d;
-             const Shape s = checked_shape("randn", "shape", dims, total >= 0 && total <= double(kMaxElements) ? std::size_t(total) : 0);
-             r.tensor(randn(s, whole("randn", "seed", a.number(1), 0, 9007199254740991.0), a.number(2)));
+             r.tensor(randn(checked_shape("randn", "shape", a.at<std::vector<double>>(0, "shape")), checked_seed("randn", "seed", a.number(1)), a.number(2)));
          }},
         {"causalAverage", [](const Args& a, Result& r) { r.tensor(causal_average(a.tensor(0), a.options(1))); }},
         {"averagingMatrix", [](const Args& a, Result& r) { r.tensor(averaging_matrix(a.number(0), a.options(1))); }},
@@ -347,20 +337,15 @@ const std::map<std::string, Handler>& handlers() {
          }},
         {"trainSteps", [](const Args& a, Result& r) {
              CharTrainer& tr = model("trainSteps", a.number(0));
-             const double loss = tr.train_steps(whole("trainSteps", "n", a.number(1), 1, 100000));
+             const double loss = train_steps(tr, a.number(1));
              r.begin().key("loss").number(loss).key("step").number(double(tr.model().steps())).end();
          }},
         {"evaluate", [](const Args& a, Result& r) {
-             CharTrainer& tr = model("evaluate", a.number(0));
-             const std::size_t n = whole("evaluate", "batches", a.number(1), 1, 1000);
-             const double train = tr.evaluate(false, n), val = tr.evaluate(true, n);
-             r.begin().key("train").number(train).key("val").number(val).end();
+             const Evaluation e = evaluate(model("evaluate", a.number(0)), a.number(1));
+             r.begin().key("train").number(e.train).key("val").number(e.val).end();
          }},
         {"sample", [](const Args& a, Result& r) {
-             CharTrainer& tr = model("sample", a.number(0));
-             const std::size_t length = whole("sample", "opts.length", a.number(2), 0, 2000);
-             const std::size_t seed = whole("sample", "opts.seed", a.number(4), 0, 9007199254740991.0);
-             r.string(tr.sample(a.text(1), length, a.number(3), seed));
+             r.string(sample(model("sample", a.number(0)), a.options(1)));
          }},
         {"attention", [](const Args& a, Result& r) {
              r.begin_list();
@@ -368,9 +353,7 @@ const std::map<std::string, Handler>& handlers() {
              r.end_list();
          }},
         {"futureCheck", [](const Args& a, Result& r) {
-             CharTrainer& tr = model("futureCheck", a.number(0));
-             const FutureCheck f = tr.future_check(a.text(1), whole("futureCheck", "opts.t", a.number(2), 0, 512),
-                                                   whole("futureCheck", "opts.seed", a.number(3), 0, 9007199254740991.0));
+             const FutureCheck f = future_check(model("futureCheck", a.number(0)), a.text(1), a.options(2));
              r.begin().key("maxPrefixChange").number(f.max_prefix_change).key("maxFutureChange").number(f.max_future_change)
                  .key("perPosition").numbers(f.per_position).end();
          }},
@@ -380,7 +363,7 @@ const std::map<std::string, Handler>& handlers() {
          }},
         {"dispose", [](const Args& a, Result& r) { models.erase(int(a.number(0))); r.begin().end(); }},
         {"gptGradcheck", [](const Args& a, Result& r) {
-             const GptGradcheck g = gpt_gradcheck(whole("gptGradcheck", "seed", a.number(0), 0, 9007199254740991.0));
+             const GptGradcheck g = gpt_gradcheck(a.number(0));
              r.begin().key("passed").boolean(g.passed).key("maxAbsError").number(g.max_abs_error).key("params").number(double(g.params)).end();
          }},
     };

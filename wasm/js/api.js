@@ -244,17 +244,11 @@ class GptModel {
   /** Mean loss on fixed seeded batches of each split: {train, val}. */
   evaluate(batches = 4) { return this.#call('evaluate', this.#live(), A.number('batches', batches)); }
   /** Text generated after `prompt` (or from the text's first character). */
-  sample({ prompt = '', length = 80, temperature = 1, seed = 0 } = {}) {
-    return this.#call('sample', this.#live(), A.string('opts.prompt', prompt), A.number('opts.length', length),
-      A.number('opts.temperature', temperature), A.number('opts.seed', seed));
-  }
+  sample(opts) { return this.#call('sample', this.#live(), A.options(opts)); }
   /** Attention weights for `text`: one tensor (heads, T, T) per layer. */
   attention(text) { return this.#call('attention', this.#live(), A.string('text', text)); }
   /** Replace the characters after t and compare logits: {maxPrefixChange, maxFutureChange, perPosition}. */
-  futureCheck(text, { t = 0, seed = 0 } = {}) {
-    return this.#call('futureCheck', this.#live(), A.string('text', text),
-      A.number('opts.t', t), A.number('opts.seed', seed));
-  }
+  futureCheck(text, opts) { return this.#call('futureCheck', this.#live(), A.string('text', text), A.options(opts)); }
   /** A copy of every parameter, in the core's layout. */
   parameters() { return this.#call('parameters', this.#live()); }
   dispose() {

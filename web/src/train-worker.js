@@ -66,7 +66,7 @@ onmessage = async ({ data: msg }) => {
         break;
       case 'sample':
         if (!model) throw new Error('no model yet');
-        post({ type: 'sample', text: model.sample(msg), step });
+        post({ type: 'sample', text: model.sample({ prompt: msg.prompt, length: msg.length, temperature: msg.temperature, seed: msg.seed }), step });
         break;
       case 'attention':
         post({ type: 'attention', text: msg.text, maps: model.attention(msg.text), step });
