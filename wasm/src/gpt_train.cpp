@@ -137,7 +137,10 @@ CharTrainer make_trainer(const std::string& text, const Options& opts) {
 }
 
 // ---- as JavaScript calls them: numbers as JS gives them, checked here ------------------------------
-double train_steps(CharTrainer& tr, double n) { return tr.train_steps(detail::to_index({"trainSteps", "n"}, n, 1, kGptMaxSteps)); }
+TrainProgress train_steps(CharTrainer& tr, double n) {
+    const double loss = tr.train_steps(detail::to_index({"trainSteps", "n"}, n, 1, kGptMaxSteps));
+    return {loss, tr.model().steps()};
+}
 
 Evaluation evaluate(CharTrainer& tr, double batches) {
     const std::size_t n = detail::to_index({"evaluate", "batches"}, batches, 1, kGptMaxEvalBatches);

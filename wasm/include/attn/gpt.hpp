@@ -162,7 +162,8 @@ GptGradcheck gpt_gradcheck(double seed);
 
 // ---- As JavaScript calls them (wasm/bindings/table.cpp): numbers and options as JS gives them,
 // checked here like every argument above.
-double train_steps(CharTrainer& tr, double n);
+struct TrainProgress { double loss; std::size_t step; };   // mean loss of the n steps, steps so far
+TrainProgress train_steps(CharTrainer& tr, double n);
 struct Evaluation { double train, val; };
 Evaluation evaluate(CharTrainer& tr, double batches);   // the same fixed batches of each split
 std::string sample(CharTrainer& tr, const Options& opts);   // {prompt = '', length = 80, temperature = 1, seed = 0}
