@@ -19,6 +19,7 @@ const gpt = core.createModel('abcdefghij'.repeat(40), { C: 8, heads: 2, layers: 
 // [what, call, code, params]: params in full, in the table's order
 const cases = [
   ['a shape with no axis', () => core.softmax({ shape: [], data: [] }), 'shape_axes', { fn: 'softmax', arg: 'scores', rank: 0, maxRank: 6 }],
+  ['a shape with 100 axes', () => core.softmax({ shape: new Array(100).fill(1), data: [1] }), 'shape_axes', { fn: 'softmax', arg: 'scores', rank: 100, maxRank: 6 }],
   ['a fractional axis', () => core.softmax({ shape: [2, 0.5], data: [1] }), 'shape_dim', { fn: 'softmax', arg: 'scores', index: [1], value: 0.5 }],
   ['shape and data disagree', () => core.softmax({ shape: [2, 2], data: [1, 2, 3] }), 'shape_data',
     { fn: 'softmax', arg: 'scores', shape: [2, 2], elements: 4, length: 3 }],

@@ -73,11 +73,10 @@ public:
     T tensor(bool boolean) {
         const std::string name = text();
         const std::size_t rank = index();
-        if (rank > 64) throw Error(ErrorCode::shape_axes, {{"fn", e_.name}, {"arg", name}, {"rank", rank}, {"maxRank", kMaxRank}});
-        std::vector<double> dims(rank);
-        for (double& d : dims) d = next();
+        std::vector<double> dims;   // read one by one: a rank past the request is a malformed request
+        for (std::size_t i = 0; i < rank; ++i) dims.push_back(next());
         const std::size_t length = index();
-        const Shape s = checked_shape(e_.name, name, dims, length);
+        const Shape s = checked_shape(e_.name, name, dims, length);   // the C++ API checks the shape
         T t = T::from_shape(s);
         if (boolean) {
             const std::size_t off = index();
