@@ -4,10 +4,11 @@
 // same strings (keys and {placeholders}) in the shared table and in every section's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { sections } from './page-modules.mjs';
 import { lessonPath } from '../../web/src/sections/index.js';
 import { LANGS, shared } from '../../web/src/i18n.js';
+import { exercises } from '../../web/src/exercises.js';
 import { defaults, fitState, parseValue, serializeValue, limitsOf, readSection } from '../../web/src/state.js';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -88,9 +89,23 @@ function sameShape(tables, name) {
   }
 }
 
-test('zh and en string tables: the same keys and the same placeholders (shared and every section)', () => {
+test('zh and en string tables: the same keys and the same placeholders (shared, every section, every other module with a table)', async () => {
   sameShape(shared, 'shared');
   for (const { id, controller } of sections.filter((s) => s.controller)) sameShape(controller.strings, id);
+  // any other module with a `strings` table exports it, so that it is checked here
+  const src = new URL('web/src/', ROOT);
+  const files = readdirSync(src, { recursive: true }).filter((f) => f.endsWith('.js') && !f.startsWith('sections/'));
+  const withTables = files.filter((f) => /^(export )?const strings = \{/m.test(readFileSync(new URL(f, src), 'utf8')));
+  assert.ok(withTables.length >= 2, `modules with string tables: ${withTables}`);
+  for (const f of withTables) {
+    const { strings } = await import(new URL(f, src));
+    assert.ok(strings, `${f} exports its strings table`);
+    sameShape(strings, f);
+  }
+  // an exercise's answer labels: a notation string, or one label per language
+  for (const e of exercises) {
+    for (const label of e.inputs ?? []) if (typeof label !== 'string') assert.deepEqual(Object.keys(label).sort(), [...LANGS].sort(), `${e.id}: ${JSON.stringify(label)}`);
+  }
 });
 
 test('a planted difference between the languages is caught', () => {

@@ -93,7 +93,7 @@ const std::vector<Entry>& entries() {
         // 18.5
         {"positions", {string("kind"), number("T"), number("C"), opts()}, {"tMax", "seed"},
          RUN(positions(a.text(0), a.number(1), a.number(2), a.options(3))), "Learned or sinusoidal position table (T, C).", "tensor (T, C)"},
-        {"permutationCheck", {tensor("x"), opts()}, {"wq", "wk", "wv", "heads", "causal", "scale", "memory", "positions", "tMax", "seed"},
+        {"permutationCheck", {tensor("x"), opts()}, {"wq", "wk", "wv", "heads", "causal", "scale", "memory", "positions", "tMax", "seed", "positionSeed"},
          RUN(permutation_check(a.tensor(0), a.options(1))), "max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P.",
          "{maxDiff, perm, permutedInput, outOfPermuted, permutedOut}"},
         // 18.7
@@ -104,7 +104,7 @@ const std::vector<Entry>& entries() {
          RUN(future_probe(a.tensor(0), a.options(1))), "Change x after position t and measure how the outputs move.",
          "{maxPrefixChange, maxFutureChange, change}"},
         {"dropout", {tensor("x"), opts()}, {"p", "training", "seed"}, RUN(dropout(a.tensor(0), a.options(1))), "Inverted dropout.", "tensor like x"},
-        {"dropoutStats", {tensor("weights"), opts()}, {"p", "samples", "seed"}, RUN(dropout_stats(a.tensor(0), a.options(1))),
+        {"dropoutStats", {tensor("weights"), opts()}, {"p", "samples", "seed", "training"}, RUN(dropout_stats(a.tensor(0), a.options(1))),
          "Row sums of dropped-out weights: one sample and the mean over many.", "{sampleRowSums, meanRowSums}"},
         // 18.8: the character GPT
         {"createModel", {string("text"), opts()}, {"C", "heads", "layers", "tMax", "seed", "causal", "batch", "T", "lr"},

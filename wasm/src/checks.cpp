@@ -156,10 +156,18 @@ PermutationResult permutation_check(const Tensor& x, const PermutationOptions& o
     Tensor pos = xt::zeros<double>(Shape{T, C});
     if (opts.use_positions) pos = positions(opts.position_kind, T, C, opts.pos);
     PermutationResult res;
+    // A uniformly random permutation other than the identity (which would compare attn(x) with
+    // itself and show 0 whatever the model): Fisher-Yates, drawn again while it is the identity.
+    // Rejection keeps the draw uniform over the T! - 1 others; at most 1/2 of draws are rejected
+    // (T = 2), so about two draws at worst. T = 1 has only the identity.
     res.perm.resize(T);
-    std::iota(res.perm.begin(), res.perm.end(), std::size_t(0));
     detail::Rng rng(opts.seed);
-    for (std::size_t i = T; i-- > 1;) std::swap(res.perm[i], res.perm[rng.below(i + 1)]);  // Fisher-Yates
+    for (bool identity = true; identity && T >= 2;) {
+        std::iota(res.perm.begin(), res.perm.end(), std::size_t(0));
+        for (std::size_t i = T; i-- > 1;) std::swap(res.perm[i], res.perm[rng.below(i + 1)]);  // Fisher-Yates
+        identity = std::is_sorted(res.perm.begin(), res.perm.end());
+    }
+    if (T < 2) std::iota(res.perm.begin(), res.perm.end(), std::size_t(0));
     Tensor xin = Tensor::from_shape(x.shape()), xperm = Tensor::from_shape(x.shape());
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t t = 0; t < T; ++t)
@@ -188,7 +196,7 @@ PermutationResult permutation_check(const Tensor& x, const Options& opts) {
     po.position_kind = kind == "sinusoidal" ? PositionKind::Sinusoidal : PositionKind::Learned;
     po.pos.t_max = r.index("tMax", 64, 1, kMaxElements);
     po.seed = r.seed("seed");
-    po.pos.seed = po.seed;
+    po.pos.seed = r.seed("positionSeed");
     r.finish();
     return permutation_check(x, po);
 }
@@ -367,7 +375,7 @@ Tensor dropout(const Tensor& x, const Options& opts) {
     return dropout(x, p, training, seed);
 }
 
-DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::uint64_t seed) {
+DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::uint64_t seed, bool training) {
     const char* fn = "dropoutStats";
     detail::require_rank({fn, "weights"}, w, 1, kMaxRank, "(..., Tk)");
     detail::require_finite({fn, "weights"}, w);
@@ -383,7 +391,7 @@ DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::
     DropoutStats st{xt::zeros<double>(rs), xt::zeros<double>(rs)};
     detail::require_no_overflow(fn, "row sums", "of the weights", sum_along(w, -1));
     for (std::size_t k = 0; k < samples; ++k) {
-        const Tensor y = dropout(w, p, true, seed + k);
+        const Tensor y = dropout(w, p, training, seed + k);
         for (std::size_t i = 0; i < rows; ++i) {
             double sum = 0.0;
             for (std::size_t j = 0; j < n; ++j) sum += y.data()[i * n + j];
@@ -401,8 +409,9 @@ DropoutStats dropout_stats(const Tensor& w, const Options& opts) {
     const double p = r.number("p", 0.1);
     const std::size_t samples = r.index("samples", 1000, 1, 10000000);
     const auto seed = r.seed("seed");
+    const bool training = r.boolean("training", true);
     r.finish();
-    return dropout_stats(w, p, samples, seed);
+    return dropout_stats(w, p, samples, seed, training);
 }
 
 }  // namespace attn

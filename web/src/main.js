@@ -1,15 +1,16 @@
-// The lab page: header (title, language, contents) and the sections of sections/index.js, each
-// mounted from its controller. State lives in the URL (see state.js); `?embed=18.3` shows one
-// section alone, sized for an iframe, and tells the parent page its height.
+// The lab page: header (title, language, contents) and the sections of sections/index.js, mounted
+// by mountLab() (mount.js) with the state in the URL; `?embed=18.3` shows one section alone,
+// sized for an iframe, and tells the parent page its height; `?solutions=0` hides the exercises'
+// hints, solutions and diagnoses.
 import 'katex/dist/katex.min.css';
 import './style.css';
-import { compileCore, loadCore } from '../../wasm/js/index.js';
 import { h } from './widgets/dom.js';
 import { LANGS, makeT } from './i18n.js';
-import { readSection, writeSection } from './state.js';
-import { mountSection, anchorId } from './section.js';
+import { anchorId } from './section.js';
+import { mountLab, sharedCore, SECTIONS } from './mount.js';
 import { exercises } from './exercises.js';
-import SECTIONS from 'virtual:lab-sections';   // sections/index.js with controllers and lessons
+import { startCourse } from './course.js';
+import { renderWorksheet } from './worksheet.js';
 import trainText from '../../lessons/data/train.txt?raw';
 
 const app = document.getElementById('app');
@@ -21,6 +22,9 @@ const t = makeT(lang);
 const notices = [];
 if (params.has('lang') && !LANGS.includes(params.get('lang'))) notices.push('lang');
 if (params.has('embed') && !embedded) notices.push('embed');
+// the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM), paper
+const course = startCourse({ params, lang, sections: SECTIONS, shown: embedded ? [embedded] : SECTIONS, exercises });
+notices.push(...course.rejected);
 
 document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 document.title = t('title');
@@ -49,39 +53,45 @@ function toc() {
 }
 
 async function main() {
-  const loading = h('p.loading', { role: 'status' }, t('loading'));
+  if (course.options.print) { worksheet(); return; }
   if (embedded) document.body.classList.add('embed');
   else app.append(header(), toc());
-  const main = h('main', {}, loading);
-  app.append(main);
-  let core, coreModule;
+  const root = h('main');
+  app.append(root);
+  const lab = await mountLab(root, {
+    lang, params, notices, onState: writeUrl,
+    sections: embedded ? [embedded.id] : SECTIONS.map((s) => s.id),
+    exerciseOptions: course.exerciseOptions,
+  });
+  if (!lab.sections.length) return;
+  course.attach(root, Object.fromEntries(lab.sections.map((s) => [s.id, s.el])));
+  for (const text of course.notices) root.prepend(h('p.notice', { role: 'status' }, text));
+  performance.mark('attention-lab:interactive');   // every section mounted and answering input
+  if (embedded) reportHeight();
+  else if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+}
+
+// ?print=worksheet: the chosen sections' exercises laid out for paper instead of the lab.
+async function worksheet() {
+  document.body.classList.add('worksheet-mode');
+  const loading = h('p.loading', { role: 'status' }, t('loading'));
+  const root = h('main', {}, loading);
+  app.append(root);
+  let core;
   try {
-    coreModule = await compileCore();   // compiled once: the page and the training worker share it
-    core = await loadCore({ module: coreModule });
+    ({ core } = await sharedCore());
   } catch (e) {
     loading.textContent = t('loadFailed', { message: e.message });
     loading.classList.add('error');
     return;
   }
   loading.remove();
-  for (const spec of embedded ? [embedded] : SECTIONS) {
-    const schema = spec.controller?.state ?? [];
-    const { state, rejected } = readSection(spec.prefix, schema, params);
-    notices.push(...rejected);
-    const section = mountSection(spec, {
-      core, coreModule, lang, state, resources: { trainText },
-      lesson: spec.lessons[lang],
-      exercises: exercises.filter((e) => e.section === spec.id),
-      onState(next) { writeSection(spec.prefix, schema, next, params); writeUrl(); },
-    });
-    main.append(section.el);
-  }
-  performance.mark('attention-lab:interactive');   // every section mounted and answering input
+  const sheet = renderWorksheet({ core, lang, sections: SECTIONS, exercises, params, options: course.options, resources: { trainText } });
+  root.append(sheet.el);
+  notices.push(...sheet.rejected);
   if (notices.length) {
-    main.prepend(h('p.notice', { role: 'status' }, t('urlNotice', { names: [...new Set(notices)].map((n) => n.slice(0, 40)).join(', ') })));
+    root.prepend(h('p.notice', { role: 'status' }, t('urlNotice', { names: [...new Set(notices)].map((n) => n.slice(0, 40)).join(', ') })));
   }
-  if (embedded) reportHeight();
-  else if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
 }
 
 // Embedding: post only our height, to whichever page embeds us; accept nothing back.

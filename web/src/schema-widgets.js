@@ -27,7 +27,7 @@ export function schemaWidgets(ctx, schema, bind) {
   const optionsOf = (e, lim) => (e.type === 'int' ? range(lim.min, lim.max) : lim.options).map((v) => ({ value: v, label: t(String(v)) }));
 
   return {
-    editor(key, { view, names, ...opts } = {}) {
+    editor(key, { view, names, axes, ...opts } = {}) {
       const e = entryOf(key), c = common(key, opts);
       if (e.type === 'mask') {
         const w = maskEditor(c);
@@ -38,7 +38,7 @@ export function schemaWidgets(ctx, schema, bind) {
         return bind(key, w, (s) => w.set([s[key]]));
       }
       // a matrix whose shape follows the state (within) cannot be resized by itself
-      const w = matrixEditor({ ...c, names, minRows: e.minRows, maxRows: e.maxRows, minCols: e.minCols, maxCols: e.maxCols,
+      const w = matrixEditor({ ...c, names, axes, minRows: e.minRows, maxRows: e.maxRows, minCols: e.minCols, maxCols: e.maxCols,
         resizeRows: !e.within, resizeCols: !e.within });
       return bind(key, w, (s) => {
         const v = view?.(s);

@@ -195,8 +195,8 @@ struct PermutationOptions {
     MhaOptions mha;
     bool use_positions = false;
     PositionKind position_kind = PositionKind::Learned;
-    PositionOptions pos;
-    std::uint64_t seed = 0;   // seeds the permutation
+    PositionOptions pos;      // pos.seed seeds the learned table (option 'positionSeed')
+    std::uint64_t seed = 0;   // seeds the permutation (option 'seed'); never the identity for T >= 2
 };
 struct PermutationResult {
     double max_diff;
@@ -205,7 +205,8 @@ struct PermutationResult {
     Tensor out_of_permuted;          // attn(P x + pos) (B, T, D)
     Tensor permuted_out;             // P attn(x + pos) (B, T, D)
 };
-// max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P of the T axis.
+// max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P of the T axis, uniformly
+// random among those that are not the identity (T >= 2).
 PermutationResult permutation_check(const Tensor& x, const PermutationOptions& opts);
 PermutationResult permutation_check(const Tensor& x, const Options& opts);
 
@@ -240,8 +241,9 @@ FutureProbeResult future_probe(const Tensor& x, const Options& opts);   // {..mh
 Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
 Tensor dropout(const Tensor& x, const Options& opts);   // {p, training, seed}
 struct DropoutStats { Tensor sample_row_sums, mean_row_sums; };
-// Row sums (over the last axis) of one dropout sample, and their mean over `samples` samples.
-DropoutStats dropout_stats(const Tensor& weights, double p, std::size_t samples, std::uint64_t seed);
-DropoutStats dropout_stats(const Tensor& weights, const Options& opts);  // {p, samples, seed}
+// Row sums (over the last axis) of one dropout sample, and their mean over `samples` samples,
+// in training mode or in evaluation (where dropout is the identity: every sample is the weights).
+DropoutStats dropout_stats(const Tensor& weights, double p, std::size_t samples, std::uint64_t seed, bool training = true);
+DropoutStats dropout_stats(const Tensor& weights, const Options& opts);  // {p, samples, seed, training}
 
 }  // namespace attn

@@ -9,7 +9,7 @@
 import { h, nextId } from './dom.js';
 import { makeT } from '../i18n.js';
 
-const strings = {
+export const strings = {
   zh: {
     predictTitle: '先预测一下',
     predictGo: '预测好了，切换',
