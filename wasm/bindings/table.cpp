@@ -4,8 +4,6 @@
 // to the public C++ API, which checks them, and writes the result with its writer (wire.hpp).
 //
 // Adding a function: declare it in the header, implement it, add a row here, and test it.
-#include <malloc.h>
-
 #include <map>
 #include <memory>
 
