@@ -378,15 +378,15 @@ TEST_SUITE("errors") {
     TEST_CASE("the character GPT: bad text, bad options and bad requests") {
         const std::string text = std::string("abcdefgh ").append(std::string(200, 'a')).append("hgfedcba");   // 9 characters
         const Options small{{"C", 8.0}, {"heads", 2.0}, {"layers", 1.0}, {"tMax", 8.0}, {"batch", 2.0}};
-        expect_error([] { make_trainer(std::string(200001, 'a'), Options{}); }, ErrorCode::text_too_large,
-                     "createModel: text has 200001 bytes, more than the limit of 200000",
-                     {{"fn", "createModel"}, {"arg", "text"}, {"length", 200001}, {"limit", 200000}});
+        expect_error([] { make_trainer(std::string(4000001, 'a'), Options{}); }, ErrorCode::text_too_large,
+                     "createModel: text has 4000001 bytes, more than the limit of 4000000",
+                     {{"fn", "createModel"}, {"arg", "text"}, {"length", 4000001}, {"limit", 4000000}});
         expect_error([] { make_trainer("the cat sat", Options{{"tMax", 16.0}}); }, ErrorCode::text_too_short,
                      "createModel: text has 11 characters, too short for the context length tMax = 16 (it needs at least 170)",
                      {{"fn", "createModel"}, {"arg", "text"}, {"length", 11}, {"min", 170}, {"tMax", 16}});
         expect_error([] { make_trainer(std::string(100, 'a'), Options{{"tMax", 8.0}}); }, ErrorCode::vocab_size,
-                     "createModel: text has 1 distinct characters; a vocabulary needs 2 to 512",
-                     {{"fn", "createModel"}, {"arg", "text"}, {"vocab", 1}, {"min", 2}, {"max", 512}});
+                     "createModel: text has 1 distinct characters; a vocabulary needs 2 to 2048",
+                     {{"fn", "createModel"}, {"arg", "text"}, {"vocab", 1}, {"min", 2}, {"max", 2048}});
         expect_error([] { make_trainer(std::string("ab\xff"), Options{}); }, ErrorCode::bad_utf8, "createModel: text: not valid UTF-8 at byte 2",
                      {{"fn", "createModel"}, {"arg", "text"}, {"byte", 2}});
         expect_error([&] { make_trainer(text, Options{{"C", 16.0}, {"heads", 5.0}, {"tMax", 8.0}}); }, ErrorCode::heads_not_dividing,
