@@ -66,13 +66,6 @@ constexpr double kMaxSeed = 9007199254740991.0;   // 2^53 - 1: every whole numbe
 std::uint64_t to_seed(Name name, double v);
 double scale_factor(const Scale& s, std::size_t hs, std::size_t C);
 
-// Until the GPT's sources are converted (they are being split): English messages under the
-// temporary code `legacy`.
-[[noreturn]] void fail(const std::string& msg);
-[[noreturn]] void size_error(const std::string& what, std::size_t elements);
-std::size_t to_index(const char* name, double v, std::size_t lo, std::size_t hi);
-std::uint64_t to_seed(const char* name, double v);
-
 // ---- Options -------------------------------------------------------------------------
 // Reads typed values out of an Options map and rejects keys that were never read. Errors name
 // the option as opts.<key>.
@@ -85,6 +78,7 @@ public:
     double number(const std::string& key, double fallback);
     std::size_t index(const std::string& key, double fallback, std::size_t lo, std::size_t hi);   // a whole number
     std::uint64_t seed(const std::string& key);                                                   // default 0
+    std::string text(const std::string& key, const std::string& fallback);                         // any string
     // one of `allowed`; a value of another type is reported as not `expected_type`
     std::string string(const std::string& key, const std::string& fallback,
                        std::initializer_list<const char*> allowed, const char* expected_type = "string");
