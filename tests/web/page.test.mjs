@@ -296,6 +296,35 @@ test('the URL holds the state: a link reproduces the view; reset restores the de
   await again.close();
 });
 
+test('after a reset, hidden parts hold nothing stale: 18.1\'s second sequence, 18.5\'s position table', async () => {
+  const { page, errors } = await open('?lang=en');
+  const inputs = (id, name) => fig(page, id, name).locator('input').evaluateAll((xs) => xs.map((x) => x.value));
+  const badge = (id, name) => fig(page, id, name).locator('.shape-badge').textContent();
+  // 18.1: the batch on, sequence 1 edited, then the section reset (batch off again)
+  await fig(page, '18.1', 'batch').check();
+  await typeCell(page, '18.1', 'x2', 0, 0, '7');
+  near((await heatmapValues(fig(page, '18.1', 'y1')))[0][0], 7, 0);
+  await sec(page, '18.1').locator('button.reset').click();
+  assert.equal(await fig(page, '18.1', 'y1').isHidden(), true);
+  assert.deepEqual(await heatmapValues(fig(page, '18.1', 'y1')), [], '18.1 y1 emptied');
+  assert.equal(await badge('18.1', 'y1'), '');
+  assert.deepEqual(await inputs('18.1', 'x2'), ['1', '3', '5', '-1', '0', '2'], '18.1 x2 back to its default');
+  await fig(page, '18.1', 'batch').check();   // shown again: recomputed from the defaults, not the old edit
+  nearAll(await heatmapValues(fig(page, '18.1', 'y1')), [[1, 3], [3, 1], [2, 4 / 3]], 1e-15, '18.1 y1 after reset');
+  // 18.5: a learned table shown, then the section reset (positions none)
+  await fig(page, '18.5', 'pos').getByLabel('learned (a table of T_max rows)').check();
+  assert.equal((await heatmapValues(fig(page, '18.5', 'table'))).length, 4);
+  await sec(page, '18.5').locator('button.reset').click();
+  assert.equal(await fig(page, '18.5', 'table').isHidden(), true);
+  assert.deepEqual(await heatmapValues(fig(page, '18.5', 'table')), [], '18.5 position table emptied');
+  assert.equal(await badge('18.5', 'table'), '');
+  await fig(page, '18.5', 'pos').getByLabel('sinusoidal').check();
+  const table = await heatmapValues(fig(page, '18.5', 'table'));
+  near(table[1][0], Math.sin(1), 1e-15, 'sinusoidal PE[1, 0] after reset');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('hostile or broken URLs fall back to defaults with a notice and run no script', async () => {
   const evil = encodeURIComponent('<img src=x onerror=alert(1)>');
   const { page, errors } = await open(`?lang=${evil}&s1.x=${evil}&s4.T=99999&s2.dim=9&embed=nope&s3.x=${'1,'.repeat(5000)}1`);

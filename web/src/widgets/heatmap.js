@@ -179,5 +179,17 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     table.replaceChildren(h('thead', {}, head), h('tbody', {}, body));
   }
 
-  return { el, set };
+  /** Show nothing (a part the section hides): no cells, no picture, no shape; the next set() draws anew. */
+  function clear() {
+    current = null;
+    layoutKey = null;
+    table.replaceChildren();
+    canvas.width = canvas.height = 0;
+    badge.textContent = '';
+    probe.textContent = '';
+    note.hidden = true;
+    note.textContent = '';
+  }
+
+  return { el, set, clear };
 }
