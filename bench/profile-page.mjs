@@ -95,6 +95,7 @@ for (const e of ours) {
 const n = section ? Number(edits) : 1;
 console.log(`\n${which}, CPU ${rate}x slower, ${section ? `${n} edits` : 'one load'}: main-thread CPU time per ${section ? 'edit' : 'load'} (ms, self time by kind)`);
 for (const [k, v] of [...self].sort((a, b) => b[1] - a[1])) console.log(`  ${k.padEnd(12)} ${(v / n).toFixed(2).padStart(8)}`);
+console.log(`  ${'total'.padEnd(12)} ${([...self.values()].reduce((a, v) => a + v, 0) / n).toFixed(2).padStart(8)}`);
 
 // V8 CPU profile: self time per function (across the run)
 const byId = new Map(profile.nodes.map((nd) => [nd.id, nd]));
