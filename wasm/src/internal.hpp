@@ -18,7 +18,8 @@ namespace attn::detail {
 // xoshiro256** seeded by splitmix64. Its integer output is fully specified by this code;
 // the normal transform (Marsaglia's polar method) uses only +, -, *, / and sqrt, which are
 // correctly rounded in IEEE-754, plus log_det below, so one seed gives bit-identical
-// numbers under g++/glibc and Emscripten/musl.
+// numbers under g++/glibc and Emscripten/musl (the standard library's distributions do not:
+// docs/toolchain.md, item 7).
 double log_det(double x);   // natural log for x > 0, from +, -, *, / only
 
 class Rng {
@@ -90,8 +91,8 @@ SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Sdp
 
 // ---- Kernels (no checks) ---------------------------------------------------------------
 // Dot product with two interleaved partial sums (even and odd indices), added at the end: the
-// same order in every build, so native and WebAssembly agree bit for bit, and two independent
-// chains that the compilers can keep in one SIMD register.
+// same order in every build, so native and WebAssembly agree bit for bit (docs/toolchain.md,
+// item 10), and two independent chains that the compilers can keep in one SIMD register.
 inline double dot2(const double* a, const double* b, std::size_t n) {
     double s0 = 0.0, s1 = 0.0;
     std::size_t c = 0;
@@ -102,10 +103,8 @@ inline double dot2(const double* a, const double* b, std::size_t n) {
     if (c < n) s0 += a[c] * b[c];
     return s0 + s1;
 }
-
-// Masked softmax along the last axis of rows of length n. allowed(i, j) tells whether the
-// entry of row i (within its (Tq, Tk) matrix), column j, may be attended.
-// Matrix products, row-major, accumulating into `out` (the caller zeroes it or puts a bias there).
+// Matrix products, row-major, accumulating into `out` (the caller zeroes it or puts a bias there);
+// the project's own because there is no BLAS for WebAssembly (docs/toolchain.md, item 9).
 // out (n, m) += a (n, k) b (k, m)
 inline void gemm_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t k, std::size_t m) {
     for (std::size_t i = 0; i < n; ++i) {

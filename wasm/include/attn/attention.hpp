@@ -51,7 +51,7 @@ Shape checked_shape(const std::string& name, const std::vector<double>& dims, st
 
 // ---------------------------------------------------------------------------------------
 // Random numbers: one seed gives the same numbers natively and in WebAssembly (the normal
-// transform is ours, not the standard library's; see TOOLCHAIN.md item 7).
+// transform is ours, not the standard library's; see docs/toolchain.md, item 7).
 Tensor randn(const Shape& shape, std::uint64_t seed, double stddev = 1.0);   // N(0, stddev^2)
 
 // ---------------------------------------------------------------------------------------
