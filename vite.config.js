@@ -3,15 +3,16 @@
 // which scripts/build-web.sh copies to dist/attention-lab.html.
 import { defineConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
-import lessonsPlugin, { katexWoff2Only } from './web/lessons-plugin.js';
+import lessonsPlugin, { labSections, katexWoff2Only } from './web/lessons-plugin.js';
 
 export default defineConfig(({ mode }) => {
+  if (mode === 'element') return elementBuild();
   const single = mode === 'single';
   return {
     root: 'web',
     base: './',
     publicDir: false,
-    plugins: [lessonsPlugin(), katexWoff2Only(), ...(single ? [viteSingleFile({ removeViteModuleLoader: true })] : [])],
+    plugins: [lessonsPlugin(), labSections(), katexWoff2Only(), ...(single ? [viteSingleFile({ removeViteModuleLoader: true })] : [])],
     build: {
       outDir: single ? '../build/single' : '../dist',
       emptyOutDir: true,
@@ -23,3 +24,30 @@ export default defineConfig(({ mode }) => {
     server: { fs: { allow: ['..'] } },
   };
 });
+
+// `vite build --mode element`: the <attention-lab> web component (web/src/element.js) as one ES
+// module, dist/element/attention-lab.js, with its assets as files beside it (dist/element/assets/:
+// the .wasm and KaTeX's fonts, found from the module's own URL). Not a library build: that
+// would inline every asset into the module.
+function elementBuild() {
+  return {
+    root: 'web',
+    base: './',
+    publicDir: false,
+    plugins: [lessonsPlugin(), labSections(), katexWoff2Only()],
+    build: {
+      outDir: '../dist/element',
+      emptyOutDir: true,
+      target: 'es2022',
+      assetsInlineLimit: 0,
+      modulePreload: false,
+      chunkSizeWarningLimit: 2000,
+      rolldownOptions: {
+        input: 'web/src/element.js',
+        preserveEntrySignatures: 'exports-only',
+        output: { entryFileNames: 'attention-lab.js', assetFileNames: 'assets/[name]-[hash][extname]', codeSplitting: false },
+      },
+    },
+    worker: { format: 'iife' },
+  };
+}

@@ -13,6 +13,7 @@ declare -A probe=(
   [xtensor-dev]=/usr/include/xtensor/xarray.hpp
   [doctest-dev]=/usr/include/doctest/doctest.h
   [chromium]=/usr/bin/chromium
+  [firefox-esr]=/usr/bin/firefox-esr
   [clang-14]=/usr/bin/clang++-14
   [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 )

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build the attention core natively (library, doctest suite, golden generator), as a
 # WebAssembly module (wasm/js/gen/attn_core.{js,wasm}), and the static site (dist/, with the
-# single-file build dist/attention-lab.html). Usage: scripts/build.sh [native|wasm|web|all]
+# single-file build dist/attention-lab.html, the SCORM packages dist/attention-lab-scorm{12,2004}.zip
+# and the web component dist/element/).
+# Usage: scripts/build.sh [native|wasm|web|all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -24,4 +26,10 @@ if [[ $what == web || $what == all ]]; then
   cp build/single/index.html dist/attention-lab.html
   node scripts/csp.mjs dist/index.html dist/attention-lab.html
   echo "build: dist/index.html and dist/attention-lab.html"
+  # The <attention-lab> web component: dist/element/attention-lab.js, its .wasm and fonts in dist/element/assets/.
+  npx --no-install vite build --mode element --logLevel warn
+  echo "build: dist/element/attention-lab.js"
+
+  # SCORM packages for learning platforms: the single file and a manifest (scripts/scorm.mjs)
+  node scripts/scorm.mjs
 fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every suite: the native doctest suite (through ctest), the mutation check of that suite, the
 # same suite under ASan + UBSan, a short libFuzzer run over the C++ API, the WASM module in Node
-# (node --test, including the native-vs-WASM golden cases and the lesson files), and the built
-# page in headless Chromium (node --test tests/web). Fails if any suite fails.
+# (node --test, including the native-vs-WASM golden cases and the lesson files), the built page
+# in headless Chromium (node --test tests/web) and a smoke suite of it in headless Firefox ESR
+# (node --test tests/firefox). Fails if any suite fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh || exit 1
@@ -24,4 +25,6 @@ echo "== golden cases from the native build"
 build/native/attn_golden build/golden.json || status=1
 echo "== WASM in Node and the page in Chromium: node --test"
 node --test tests/node/ tests/web/ || status=1
+echo "== the page in Firefox ESR (smoke suite): node --test tests/firefox/"
+node --test tests/firefox/ || status=1
 exit $status

@@ -1,14 +1,22 @@
-// Vite plugin: lessons/*.md become pre-rendered HTML at build time (markdown-it + KaTeX), so
-// the page ships HTML and KaTeX's CSS, not the renderers. Raw HTML in Markdown is disabled.
+// Vite plugins for the lab's content. lessons/*.md become pre-rendered HTML at build time
+// (markdown-it + KaTeX), so the page ships HTML and KaTeX's CSS, not the renderers. Raw HTML in
+// Markdown is disabled. The section list becomes the module virtual:lab-sections (below).
 //
 // A lesson file is Markdown with optional exercise blocks:
 //   ::: exercise ID        the exercise's prompt
 //   ::: hint               a hint
 //   ::: solution           the worked answer
+//   ::: wrong MID          optional, any number: the diagnosis shown when the answer matches the
+//                          exercise's misconception MID (web/src/exercises.js computes its value)
 //   :::                    end of the block
-// The first line is the title: `# 18.1 ...`. The module exports {title, html, exercises: {ID: {prompt, hint, solution}}}.
+// The first line is the title: `# 18.1 ...`. The module exports
+// {title, html, exercises: {ID: {prompt, hint, solution, wrong: {MID: html}}}}.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import MarkdownIt from 'markdown-it';
 import katex from '@vscode/markdown-it-katex';
+import { SECTIONS, lessonPath } from './src/sections/index.js';
+import { LANGS } from './src/i18n.js';
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(katex.default ?? katex, {
   throwOnError: true,
@@ -20,17 +28,26 @@ export function renderLesson(source, file = 'lesson') {
   if (!head) throw new Error(`${file}: the first line must be the title, '# ...'`);
   const body = source.slice(head[0].length).replace(/^::: exercise ([\w.-]+)\n([\s\S]*?)^:::\s*$/gm, (_, id, block) => {
     const parts = { prompt: '', hint: '', solution: '' };
-    let current = 'prompt';
+    const wrong = {};
+    let append = (line) => { parts.prompt += line; };
     for (const line of block.split('\n')) {
-      const m = /^::: (hint|solution)\s*$/.exec(line);
-      if (m) current = m[1];
-      else parts[current] += line + '\n';
+      const m = /^::: (hint|solution)\s*$/.exec(line), w = /^::: wrong ([\w-]+)\s*$/.exec(line);
+      if (m) append = (l) => { parts[m[1]] += l; };
+      else if (w) {
+        if (Object.hasOwn(wrong, w[1])) throw new Error(`${file}: exercise ${id} repeats wrong ${w[1]}`);
+        wrong[w[1]] = '';
+        append = (l) => { wrong[w[1]] += l; };
+      } else append(line + '\n');
     }
     for (const key of Object.keys(parts)) {
       if (!parts[key].trim()) throw new Error(`${file}: exercise ${id} has no ${key}`);
       parts[key] = md.render(parts[key]);
     }
-    exercises[id] = parts;
+    for (const key of Object.keys(wrong)) {
+      if (!wrong[key].trim()) throw new Error(`${file}: exercise ${id} has an empty wrong ${key}`);
+      wrong[key] = md.render(wrong[key]);
+    }
+    exercises[id] = { ...parts, wrong };
     return '';
   });
   return { title: head[1].trim(), html: md.render(body), exercises };
@@ -42,6 +59,33 @@ export default function lessonsPlugin() {
     transform(code, id) {
       if (!id.endsWith('.md') || !id.includes('/lessons/')) return null;
       return { code: `export default ${JSON.stringify(renderLesson(code, id))};`, map: null };
+    },
+  };
+}
+
+// `virtual:lab-sections`: the sections of web/src/sections/index.js, in order, each with its
+// controller and its lessons: [{id, prefix, module, controller, lessons: {zh, en}}]. A listed file
+// that does not exist fails the build, naming it.
+export function labSections() {
+  const ID = 'virtual:lab-sections', RESOLVED = `\0${ID}`;
+  const root = fileURLToPath(new URL('../', import.meta.url));
+  return {
+    name: 'attention-lab-sections',
+    resolveId: (id) => (id === ID ? RESOLVED : null),
+    load(id) {
+      if (id !== RESOLVED) return null;
+      const imports = [];
+      const file = (path, name) => {
+        if (!existsSync(root + path)) this.error(`web/src/sections/index.js lists ${path}, which does not exist`);
+        imports.push(`import ${name} from ${JSON.stringify(root + path)};`);
+        return name;
+      };
+      const entries = SECTIONS.map((s, i) => {
+        const controller = s.module ? file(`web/src/sections/${s.module}`, `c${i}`) : 'null';
+        const lessons = LANGS.map((lang) => `${lang}: ${file(lessonPath(lang, s.id), `l${i}${lang}`)}`);
+        return `{ ...${JSON.stringify(s)}, controller: ${controller}, lessons: { ${lessons.join(', ')} } }`;
+      });
+      return `${imports.join('\n')}\nexport default [\n${entries.join(',\n')}\n];\n`;
     },
   };
 }

@@ -222,8 +222,18 @@ int main(int argc, char** argv) {
                              {"result", obj({{"initialParams", list(init)}, {"losses", list(losses)}, {"val", num(val)}})}}));
     }
 
+    // the error table as the native build declares it: the WASM build must export the same
+    std::vector<std::pair<std::string, std::string>> codes;
+    for (const auto& c : error_codes()) {
+        std::string names = "[";
+        for (std::size_t i = 0; i < c.params.size(); ++i) names += (i ? "," : "") + str(c.params[i]);
+        codes.push_back({c.name, names + "]"});
+    }
+    std::vector<std::pair<std::string, std::string>> params;
+    for (const auto& p : error_params()) params.push_back({p.name, str(kind_name(p.kind))});
+
     std::ofstream out(argv[1]);
-    out << "{\"generator\":\"attn_golden (native)\",\"cases\":[\n";
+    out << "{\"generator\":\"attn_golden (native)\",\"errorCodes\":" << obj(codes) << ",\"errorParams\":" << obj(params) << ",\"cases\":[\n";
     for (std::size_t i = 0; i < cases.size(); ++i) out << (i ? ",\n" : "") << cases[i];
     out << "\n]}\n";
     std::cout << "wrote " << cases.size() << " golden cases to " << argv[1] << "\n";

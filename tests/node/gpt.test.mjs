@@ -75,14 +75,14 @@ test('bad text, bad options and a disposed model are errors', () => {
   assert.throws(() => core.createModel(''), { message: 'text: the training text is empty' });
   assert.throws(() => core.createModel('the cat sat', { tMax: 16 }), { message: /11 characters is too short for the context length tMax = 16/ });
   assert.throws(() => core.createModel(text, { heads: 5 }), { message: 'gpt: heads = 5 does not divide the width C = 48' });
-  assert.throws(() => core.createModel(text, { width: 5 }), { message: /unknown option 'width'/ });
-  assert.throws(() => core.createModel(42), { message: /createModel: text must be a string/ });
+  assert.throws(() => core.createModel(text, { width: 5 }), { code: 'unknown_option', message: /^createModel: unknown option opts\.width/ });
+  assert.throws(() => core.createModel(42), { code: 'wrong_type', message: 'createModel: text must be a string, got a number' });
   const model = core.createModel(text, { C: 16, heads: 2, tMax: 16 });
   assert.throws(() => model.sample({ prompt: 'ZQ' }), { message: /the character 'Z' is not in the training text's vocabulary/ });
   assert.throws(() => model.futureCheck('the cat', { t: 9 }), { message: /t must be from 0 to T - 2 = 5/ });
   assert.throws(() => model.sample({ temperature: 0 }), { message: /temperature must be in \(0, 10\]/ });
   model.dispose();
-  assert.throws(() => model.trainSteps(1), { message: 'trainSteps: this model was disposed' });
+  assert.throws(() => model.trainSteps(1), { code: 'disposed', message: 'trainSteps: this model was disposed' });
   model.dispose();   // twice is harmless
 });
 

@@ -1,19 +1,20 @@
-// Lesson files: all seven sections and the exercises, in both languages, render (KaTeX throws on
-// bad math), and every exercise the page defines has its text in both languages.
+// Lesson files: every section of web/src/sections/index.js, in both languages, renders (KaTeX
+// throws on bad math), and every exercise the page defines has its text in both languages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { renderLesson } from '../../web/lessons-plugin.js';
 import { exercises } from '../../web/src/exercises.js';
+import { SECTIONS, lessonPath } from '../../web/src/sections/index.js';
 
-const IDS = ['18.1', '18.2', '18.3', '18.4', '18.5', '18.6', '18.7', '18.8', 'exercises'];
-const read = (lang, id) => readFileSync(new URL(`../../lessons/${lang}/${id}.md`, import.meta.url), 'utf8');
+const IDS = SECTIONS.map((s) => s.id);
+const read = (lang, id) => readFileSync(new URL(`../../${lessonPath(lang, id)}`, import.meta.url), 'utf8');
 
 for (const lang of ['zh', 'en']) {
   test(`lessons/${lang}: every section renders with a title, math and its exercises`, () => {
     for (const id of IDS) {
       const lesson = renderLesson(read(lang, id), `${lang}/${id}`);
-      if (id !== 'exercises') {
+      if (/^\d/.test(id)) {
         assert.ok(lesson.title.startsWith(id), `${lang}/${id} title "${lesson.title}"`);
         assert.match(lesson.html, /class="katex/, `${lang}/${id} has math`);
       }
@@ -42,4 +43,8 @@ test('raw HTML in lesson Markdown is not passed through', () => {
 test('a lesson without a title or with a broken exercise is rejected at build time', () => {
   assert.throws(() => renderLesson('no title\n'), /first line must be the title/);
   assert.throws(() => renderLesson('# t\n\n::: exercise x\nprompt\n::: hint\nh\n:::\n'), /exercise x has no solution/);
+});
+
+test('every exercise belongs to a listed section', () => {
+  for (const e of exercises) assert.ok(IDS.includes(e.section), `${e.id}: section ${e.section}`);
 });

@@ -60,6 +60,14 @@ const scalarCalls = [
   () => core.dropout(m, { p: '0.5' }), () => core.dropout(m, { p: NaN }), () => core.dropoutStats(m, { samples: 0 }),
 ];
 
+// a coded error from the table, whose message names the function and the argument it blames
+function assertCoded(e, what) {
+  assert.ok(Object.hasOwn(core.errorCodes, e.code), `${what}: code ${e.code}`);
+  assert.deepEqual(Object.keys(e.params), core.errorCodes[e.code], `${what}: parameters of ${e.code}`);
+  assert.ok(e.message.startsWith(`${e.params.fn}: `), `${what}: ${e.message}`);
+  if (e.params.arg !== undefined) assert.ok(e.message.includes(e.params.arg), `${what}: ${e.message} does not name ${e.params.arg}`);
+}
+
 const show = (v) => { try { return JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x)); } catch { return String(v); } };
 
 test('every tensor argument given a wrong type or inconsistent shape throws an Error with a message', () => {
@@ -78,6 +86,7 @@ test('every tensor argument given a wrong type or inconsistent shape throws an E
       }
       assert.ok(threw instanceof Error, `${name}(${show(bad)}) did not throw an Error`);
       assert.ok(threw.message.length > 10 && !/abort|RuntimeError|undefined is not/i.test(threw.message), `${name}: ${threw.message}`);
+      assertCoded(threw, `${name}(${show(bad)})`);
       n++;
     }
   }
@@ -89,7 +98,7 @@ test('every scalar or option argument of the wrong type throws an Error with a m
     let threw;
     try { call(); } catch (e) { threw = e; }
     assert.ok(threw instanceof Error, `${call} did not throw`);
-    assert.ok(threw.message.length > 10, `${call}: ${threw.message}`);
+    assertCoded(threw, String(call));
   }
 });
 
@@ -107,8 +116,8 @@ test('after all of that the module still computes, and its memory did not grow',
 
 test('arguments too large for the WASM memory are an Error, and the module goes on', () => {
   const huge = { shape: [16000, 16000], data: new Float64Array(256e6) };   // 2 GB: more than WASM memory may grow to
-  assert.throws(() => core.softmax(huge), { message: /softmax: the arguments hold \d+ numbers .* more than this tab's WebAssembly memory can take/ });
+  assert.throws(() => core.softmax(huge), { code: 'out_of_memory', params: { fn: 'softmax' } });
   const big = { shape: [3000, 3000], data: new Float64Array(9e6) };       // fits, but past the API's tensor limit
-  assert.throws(() => core.softmax(big), { message: 'softmax: scores: shape (3000, 3000) has 9000000 elements, more than the limit of 4194304' });
+  assert.throws(() => core.softmax(big), { code: 'too_large', message: 'softmax: scores (3000, 3000) has 9000000 elements, more than the limit of 4194304' });
   assert.deepEqual(Array.from(core.softmax(tensor([0, Math.log(2), 0])).data), [0.25, 0.5, 0.25]);
 });

@@ -2,6 +2,7 @@
 // must work from any path), and drive Debian's Chromium through playwright-core.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -44,3 +45,21 @@ export async function heatmapValues(locator) {
   return locator.locator('table.heatmap tbody tr').evaluateAll((rows) => rows.map((r) =>
     [...r.querySelectorAll('td:not(.rowmark)')].map((td) => (td.classList.contains('nan') ? NaN : Number(td.dataset.value)))));
 }
+
+/** For one test file: serve dist/ and start Chromium before its tests, stop both after. Returns
+ * {open(query)}, which opens the lab and waits until every section is mounted. */
+export function builtLab() {
+  const lab = {};
+  before(async () => { lab.server = await serve(join(ROOT, 'dist')); lab.chrome = await launch(); });
+  after(async () => { await lab.chrome?.close(); lab.server?.close(); });
+  lab.open = async (query = '?lang=en') => {
+    const r = await openPage(lab.chrome.browser, lab.server.url + query);
+    await r.page.waitForSelector('.lab-section[data-section="18.7"], body.embed .lab-section', { timeout: 15000 });
+    return r;
+  };
+  return lab;
+}
+
+/** A section of the page, and a widget in it by its data-name. */
+export const sec = (page, id) => page.locator(`.lab-section[data-section="${id}"]`);
+export const fig = (page, id, name) => sec(page, id).locator(`[data-name="${name}"]`);

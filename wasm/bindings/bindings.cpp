@@ -8,13 +8,16 @@
 //      Options, ...) and calls the public C++ API, which checks everything;
 //   3. the result comes back as a JSON string describing its structure, in which every tensor is
 //      {"$":[offset,length],"s":[shape]} and every number {"#":index} into one float64 buffer
-//      (`out`) that JS slices; an error comes back as status 1 and the message.
+//      (`out`) that JS slices; an error comes back as status 1 and {code, message, params} in the
+//      same form (attn/errors.hpp).
 // C++ errors never unwind through JS frames (they are caught here), and no Embind class or value
 // handle crosses the boundary, so nothing needs .delete() and nothing leaks.
 #include <emscripten/bind.h>
 #include <malloc.h>
 
 #include <charconv>
+#include <cmath>
+#include <exception>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -37,22 +40,27 @@ struct Wire {
     std::string json, last_json;   // last_json: the previous successful call's structure
 } wire;
 
-// Request tags (wasm/js/api.js writes the same numbers).
-enum Tag { kNumber = 0, kString = 1, kTensor = 2, kBoolTensor = 3, kOptions = 4, kBool = 5, kNumbers = 6 };
+// Request tags (wasm/js/api.js writes the same numbers). kBad: JS found a value of the wrong type
+// and sends its path, the expected type and the type it got, for the error to be raised here.
+enum Tag { kNumber = 0, kString = 1, kTensor = 2, kBoolTensor = 3, kOptions = 4, kBool = 5, kNumbers = 6, kBad = 7 };
 
 using Arg = std::variant<double, std::string, Tensor, BoolTensor, Options, bool, std::vector<double>>;
 
+[[noreturn]] void internal(std::string_view fn, const std::string& detail) {
+    throw Error(ErrorCode::internal, {{"fn", fn}, {"detail", detail}});
+}
+
 class Reader {
 public:
-    explicit Reader(std::size_t header) : data_(header) {}
+    Reader(std::string_view fn, std::size_t header) : fn_(fn), data_(header) {}
     double next() {
-        if (pos_ >= wire.in.size()) throw Error("internal error: the request ended early");
+        if (pos_ >= wire.in.size()) internal(fn_, "the request ended early");
         return wire.in[pos_++];
     }
     std::size_t index() { return std::size_t(next()); }
     std::string text() {
         const std::size_t off = index(), len = index();
-        if (off + len > wire.bytes.size()) throw Error("internal error: a string is outside the request");
+        if (off + len > wire.bytes.size()) internal(fn_, "a string is outside the request");
         return std::string(reinterpret_cast<const char*>(wire.bytes.data() + off), len);
     }
     // dims and data of a tensor; the data follows the header region, in request order
@@ -60,11 +68,11 @@ public:
     T tensor(bool boolean) {
         const std::string name = text();
         const std::size_t rank = index();
-        if (rank > 64) throw Error(name + ": shape must have 1 to " + std::to_string(kMaxRank) + " axes, got " + std::to_string(rank));
+        if (rank > 64) throw Error(ErrorCode::shape_axes, {{"fn", fn_}, {"arg", name}, {"rank", rank}, {"maxRank", kMaxRank}});
         std::vector<double> dims(rank);
         for (double& d : dims) d = next();
         const std::size_t length = index();
-        const Shape s = checked_shape(name, dims, length);
+        const Shape s = checked_shape(fn_, name, dims, length);
         T t = T::from_shape(s);
         if (boolean) {
             const std::size_t off = index();
@@ -99,14 +107,19 @@ public:
                     else if (auto ten = std::get_if<Tensor>(&v)) o[key] = std::move(*ten);
                     else if (auto bt = std::get_if<BoolTensor>(&v)) o[key] = std::move(*bt);
                     else if (auto b = std::get_if<bool>(&v)) o[key] = *b;
-                    else throw Error("option '" + key + "' has an unsupported value");
+                    else internal(fn_, "option '" + key + "' has an unsupported value");
                 }
                 return o;
             }
-            default: throw Error("internal error: unknown tag " + std::to_string(tag));
+            case kBad: {
+                const std::string arg = text(), expected = text(), got = text();
+                throw Error(ErrorCode::wrong_type, {{"fn", fn_}, {"arg", arg}, {"expectedType", expected}, {"gotType", got}});
+            }
+            default: internal(fn_, "unknown tag " + std::to_string(tag));
         }
     }
 private:
+    std::string_view fn_;
     std::size_t pos_ = 0, data_;
 };
 
@@ -187,9 +200,9 @@ struct Args {
     std::vector<Arg> v;
     template <class T>
     const T& at(std::size_t i, const char* what) const {
-        if (i >= v.size()) throw Error(std::string("internal error: missing argument ") + what);
+        if (i >= v.size()) internal("", std::string("missing argument ") + what);
         if (auto p = std::get_if<T>(&v[i])) return *p;
-        throw Error(std::string("internal error: argument ") + what + " has the wrong type");
+        internal("", std::string("argument ") + what + " has the wrong type");
     }
     const Tensor& tensor(std::size_t i) const { return at<Tensor>(i, "tensor"); }
     const Options& options(std::size_t i) const { static const Options none; return i < v.size() ? at<Options>(i, "options") : none; }
@@ -208,15 +221,16 @@ std::string num(double v) {
 std::map<int, std::unique_ptr<CharTrainer>> models;
 int next_model = 1;
 
-CharTrainer& model(double id) {
+CharTrainer& model(const char* fn, double id) {
     auto it = models.find(int(id));
-    if (it == models.end()) throw Error("model " + num(id) + " does not exist (disposed?)");
+    if (it == models.end()) throw Error(ErrorCode::disposed, {{"fn", fn}});
     return *it->second;
 }
 
-std::size_t whole(const std::string& what, double v, double lo, double hi) {
-    if (!(v >= lo && v <= hi) || v != double(std::size_t(v))) throw Error(what + " must be a whole number from " + num(lo) + " to " + num(hi) + ", got " + num(v));
-    return std::size_t(v);
+std::uint64_t whole(const char* fn, const char* arg, double v, double lo, double hi) {
+    if (!(v >= lo && v <= hi) || v != std::floor(v))
+        throw Error(ErrorCode::integer_range, {{"fn", fn}, {"arg", arg}, {"value", v}, {"min", lo}, {"max", hi}});
+    return std::uint64_t(v);
 }
 
 // ---- the API ----------------------------------------------------------------------------------
@@ -234,11 +248,8 @@ const std::map<std::string, Handler>& handlers() {
              const std::vector<double>& dims = a.at<std::vector<double>>(0, "shape");
              double total = 1;
              for (double d : dims) total *= d;
-             const Shape s = checked_shape("randn: shape", dims, total >= 0 && total <= double(kMaxElements) ? std::size_t(total) : 0);
-             const double seed = a.number(1);
-             if (!(seed >= 0 && seed <= 9007199254740991.0) || seed != double(std::uint64_t(seed)))
-                 throw Error("randn: seed must be a whole number from 0 to 2^53 - 1, got " + num(seed));
-             r.tensor(randn(s, std::uint64_t(seed), a.number(2)));
+             const Shape s = checked_shape("randn", "shape", dims, total >= 0 && total <= double(kMaxElements) ? std::size_t(total) : 0);
+             r.tensor(randn(s, whole("randn", "seed", a.number(1), 0, 9007199254740991.0), a.number(2)));
          }},
         {"causalAverage", [](const Args& a, Result& r) { r.tensor(causal_average(a.tensor(0), a.options(1))); }},
         {"averagingMatrix", [](const Args& a, Result& r) { r.tensor(averaging_matrix(a.number(0), a.options(1))); }},
@@ -282,7 +293,7 @@ const std::map<std::string, Handler>& handlers() {
              tensors(r, {{"entropy", &s.entropy}, {"maxWeight", &s.max_weight}});
          }},
         {"dotProductVariance", [](const Args& a, Result& r) {
-             const DotVariance d = dot_product_variance(a.at<std::vector<double>>(0, "dims"), a.number(1), a.number(2));
+             const DotVariance d = dot_product_variance(a.at<std::vector<double>>(0, "dims"), a.options(1));
              r.begin().key("dims").numbers(d.dims).key("unscaled").numbers(d.unscaled).key("scaled").numbers(d.scaled).end();
          }},
         {"softmaxSharpening", [](const Args& a, Result& r) {
@@ -320,7 +331,7 @@ const std::map<std::string, Handler>& handlers() {
                  .key("wireBytes").number(double((wire.in.capacity() + wire.out.capacity()) * 8 + wire.bytes.capacity() + wire.json.capacity())).end();
          }},
         // the character GPT
-        {"gptCreate", [](const Args& a, Result& r) {
+        {"createModel", [](const Args& a, Result& r) {
              auto tr = std::make_unique<CharTrainer>(make_trainer(a.text(0), a.options(1)));
              const GptConfig& c = tr->model().config();
              std::vector<int> all(tr->data().vocab());
@@ -334,42 +345,42 @@ const std::map<std::string, Handler>& handlers() {
                  .key("chars").string(tr->data().decode(all)).end();
              models[next_model++] = std::move(tr);
          }},
-        {"gptTrain", [](const Args& a, Result& r) {
-             CharTrainer& tr = model(a.number(0));
-             const double loss = tr.train_steps(whole("trainSteps: n", a.number(1), 1, 100000));
+        {"trainSteps", [](const Args& a, Result& r) {
+             CharTrainer& tr = model("trainSteps", a.number(0));
+             const double loss = tr.train_steps(whole("trainSteps", "n", a.number(1), 1, 100000));
              r.begin().key("loss").number(loss).key("step").number(double(tr.model().steps())).end();
          }},
-        {"gptEvaluate", [](const Args& a, Result& r) {
-             CharTrainer& tr = model(a.number(0));
-             const std::size_t n = whole("evaluate: batches", a.number(1), 1, 1000);
+        {"evaluate", [](const Args& a, Result& r) {
+             CharTrainer& tr = model("evaluate", a.number(0));
+             const std::size_t n = whole("evaluate", "batches", a.number(1), 1, 1000);
              const double train = tr.evaluate(false, n), val = tr.evaluate(true, n);
              r.begin().key("train").number(train).key("val").number(val).end();
          }},
-        {"gptSample", [](const Args& a, Result& r) {
-             CharTrainer& tr = model(a.number(0));
-             const std::size_t length = whole("sample: length", a.number(2), 0, 2000);
-             const std::size_t seed = whole("sample: seed", a.number(4), 0, 9007199254740991.0);
+        {"sample", [](const Args& a, Result& r) {
+             CharTrainer& tr = model("sample", a.number(0));
+             const std::size_t length = whole("sample", "opts.length", a.number(2), 0, 2000);
+             const std::size_t seed = whole("sample", "opts.seed", a.number(4), 0, 9007199254740991.0);
              r.string(tr.sample(a.text(1), length, a.number(3), seed));
          }},
-        {"gptAttention", [](const Args& a, Result& r) {
+        {"attention", [](const Args& a, Result& r) {
              r.begin_list();
-             for (const Tensor& t : model(a.number(0)).attention_maps(a.text(1))) r.tensor(t);
+             for (const Tensor& t : model("attention", a.number(0)).attention_maps(a.text(1))) r.tensor(t);
              r.end_list();
          }},
-        {"gptFutureCheck", [](const Args& a, Result& r) {
-             CharTrainer& tr = model(a.number(0));
-             const FutureCheck f = tr.future_check(a.text(1), whole("futureCheck: t", a.number(2), 0, 512),
-                                                   whole("futureCheck: seed", a.number(3), 0, 9007199254740991.0));
+        {"futureCheck", [](const Args& a, Result& r) {
+             CharTrainer& tr = model("futureCheck", a.number(0));
+             const FutureCheck f = tr.future_check(a.text(1), whole("futureCheck", "opts.t", a.number(2), 0, 512),
+                                                   whole("futureCheck", "opts.seed", a.number(3), 0, 9007199254740991.0));
              r.begin().key("maxPrefixChange").number(f.max_prefix_change).key("maxFutureChange").number(f.max_future_change)
                  .key("perPosition").numbers(f.per_position).end();
          }},
-        {"gptParams", [](const Args& a, Result& r) {
-             const std::vector<double>& p = model(a.number(0)).model().params();
+        {"parameters", [](const Args& a, Result& r) {
+             const std::vector<double>& p = model("parameters", a.number(0)).model().params();
              r.values(p.data(), p.size());
          }},
-        {"gptFree", [](const Args& a, Result& r) { models.erase(int(a.number(0))); r.begin().end(); }},
+        {"dispose", [](const Args& a, Result& r) { models.erase(int(a.number(0))); r.begin().end(); }},
         {"gptGradcheck", [](const Args& a, Result& r) {
-             const GptGradcheck g = gpt_gradcheck(whole("gptGradcheck: seed", a.number(0), 0, 9007199254740991.0));
+             const GptGradcheck g = gpt_gradcheck(whole("gptGradcheck", "seed", a.number(0), 0, 9007199254740991.0));
              r.begin().key("passed").boolean(g.passed).key("maxAbsError").number(g.max_abs_error).key("params").number(double(g.params)).end();
          }},
     };
@@ -388,6 +399,20 @@ std::uintptr_t addr(const void* p) { return reinterpret_cast<std::uintptr_t>(p);
 
 double descriptor() { return double(addr(desc)); }
 
+// The error codes and parameters (attn/errors.hpp) as JSON: {codes: {code: [param, ...]},
+// params: {param: kind}}; JS reads this once.
+std::string error_table() {
+    std::string s = "{\"codes\":{";
+    for (const auto& c : error_codes()) {
+        s += std::string(s.back() == '{' ? "" : ",") + "\"" + c.name + "\":[";
+        for (std::size_t i = 0; i < c.params.size(); ++i) s += std::string(i ? "," : "") + "\"" + c.params[i] + "\"";
+        s += "]";
+    }
+    s += "},\"params\":{";
+    for (const auto& p : error_params()) s += std::string(s.back() == '{' ? "" : ",") + "\"" + p.name + "\":\"" + kind_name(p.kind) + "\"";
+    return s + "}}";
+}
+
 // The functions, in the order call() numbers them ("a,b,c"): JS reads this once.
 std::string function_names() {
     std::string s;
@@ -395,9 +420,64 @@ std::string function_names() {
     return s;
 }
 
-// Room for a request: `numbers` float64 values and `bytes` string bytes (the addresses move when
-// the vectors grow, so they are written to the descriptor each time). 0: done; 1: no memory for it.
-int reserve(double numbers, double bytes) {
+// {code, message, params} of an error, in the result's form (numbers through `out`, so NaN and
+// Infinity survive), for JS to throw.
+void write_error(const Error& e) {
+    Result r;
+    r.begin().key("code").string(e.code_name()).key("message").string(e.what()).key("params").begin();
+    for (const ErrorParam& p : e.params()) {
+        r.key(p.name);
+        if (auto d = std::get_if<double>(&p.value)) r.number(*d);
+        else if (auto s = std::get_if<std::string>(&p.value)) r.string(*s);
+        else if (auto v = std::get_if<std::vector<double>>(&p.value)) r.numbers(*v);
+        else {
+            r.begin_list();
+            for (const std::string& x : std::get<std::vector<std::string>>(p.value)) r.string(x);
+            r.end_list();
+        }
+    }
+    r.end().end();
+}
+
+// Writes the error for any exception; status 1.
+int fail(std::string_view fn, std::exception_ptr ex) {
+    try {
+        try {
+            std::rethrow_exception(ex);
+        } catch (const Error& e) {
+            write_error(e);
+        } catch (const std::bad_alloc&) {
+            write_error(Error(ErrorCode::out_of_memory, {{"fn", fn}}));
+        } catch (const std::exception& e) {
+            write_error(Error(ErrorCode::internal, {{"fn", fn}, {"detail", e.what()}}));
+        }
+    } catch (...) {   // no memory even for the message
+        wire.out.clear();
+        wire.json = "{}";
+    }
+    return 1;
+}
+
+// Where the result (or the error) is, for JS.
+void publish(int status) {
+    const bool same = status == 0 && wire.json == wire.last_json;
+    if (status == 0 && !same) wire.last_json = wire.json;
+    desc[7] = same ? 1.0 : 0.0;
+    desc[2] = status;
+    desc[3] = double(addr(wire.out.data()));
+    desc[4] = double(wire.out.size());
+    desc[5] = double(addr(wire.json.data()));
+    desc[6] = double(wire.json.size());
+}
+
+std::string_view function_name(double fn) {
+    return fn >= 0 && fn < double(handlers().size()) ? std::string_view(std::next(handlers().begin(), long(fn))->first) : "";
+}
+
+// Room for a request to function `fn`: `numbers` float64 values and `bytes` string bytes (the
+// addresses move when the vectors grow, so they are written to the descriptor each time).
+// 0: done; 1: no memory for it, and the error is in the wire as after call().
+int reserve(double fn, double numbers, double bytes) {
     // a large result from the last call has been copied out by now
     if (wire.out.capacity() > (std::size_t(1) << 20)) std::vector<double>().swap(wire.out);
     try {
@@ -407,6 +487,7 @@ int reserve(double numbers, double bytes) {
     } catch (const std::exception&) {
         std::vector<double>().swap(wire.in);   // give back what a failed growth may hold
         std::vector<std::uint8_t>().swap(wire.bytes);
+        publish(fail(function_name(fn), std::make_exception_ptr(std::bad_alloc())));
         return 1;
     }
     desc[0] = double(addr(wire.in.data()));
@@ -417,41 +498,25 @@ int reserve(double numbers, double bytes) {
 // Decode the request (its first `header` numbers are the argument descriptions, tensor data follows)
 // and run function number `fn`. Status 0: the result is in the wire; 1: an error, the message is the json.
 int call(double fn, double header) {
-    std::string message;
     int status = 1;
     try {
-        if (!(fn >= 0 && fn < double(handlers().size()))) throw Error("internal error: unknown function " + num(fn));
+        if (!(fn >= 0 && fn < double(handlers().size()))) internal("", "unknown function " + num(fn));
         auto it = std::next(handlers().begin(), long(fn));
-        Reader in{std::size_t(header)};
+        Reader in{it->first, std::size_t(header)};
         Args args;
         const std::size_t n = in.index();
         for (std::size_t i = 0; i < n; ++i) args.v.push_back(in.value(int(in.next())));
         Result r;
         it->second(args, r);
         status = 0;
-    } catch (const Error& e) {
-        message = e.what();
-    } catch (const std::bad_alloc&) {
-        message = "out of memory: the inputs are too large for this browser tab";
-    } catch (const std::exception& e) {
-        message = std::string("internal error: ") + e.what();
-    }
-    if (status != 0) {
-        wire.out.clear();
-        wire.json = message;
+    } catch (...) {
+        status = fail(function_name(fn), std::current_exception());
     }
     // Keep small buffers for the next call; give big ones back (JS copies the result out first,
     // so only the request can go now: a very large call should not hold memory for the tab's life).
     if (wire.in.capacity() > (std::size_t(1) << 20)) std::vector<double>().swap(wire.in);
     if (wire.bytes.capacity() > (std::size_t(8) << 20)) std::vector<std::uint8_t>().swap(wire.bytes);
-    const bool same = status == 0 && wire.json == wire.last_json;
-    if (status == 0 && !same) wire.last_json = wire.json;
-    desc[7] = same ? 1.0 : 0.0;
-    desc[2] = status;
-    desc[3] = double(addr(wire.out.data()));
-    desc[4] = double(wire.out.size());
-    desc[5] = double(addr(wire.json.data()));
-    desc[6] = double(wire.json.size());
+    publish(status);
     return status;
 }
 
@@ -462,4 +527,5 @@ EMSCRIPTEN_BINDINGS(attention_lab) {
     emscripten::function("functionNames", &function_names);
     emscripten::function("reserve", &reserve);
     emscripten::function("call", &call);
+    emscripten::function("errorTable", &error_table);
 }

@@ -7,73 +7,62 @@
 // ranks, option names and values are checked in one place: the C++ core.
 import createAttnCore from './gen/attn_core.js';
 
-function describe(v) {
+// What a JS value is, as error.params.gotType names it.
+function typeOf(v) {
   if (v === null) return 'null';
-  if (Array.isArray(v)) return `an array of length ${v.length}`;
-  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of length ${v.length}`;
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
+  if (Array.isArray(v)) return 'array';
+  if (ArrayBuffer.isView(v)) return v.constructor.name;
+  return typeof v;
 }
 
-/** Canonical tensor {shape, data: Float64Array} from a tensor-like value; throws naming `name`. */
-function tensorArg(fn, name, t, { bool = false } = {}) {
-  const what = `${fn}: ${name} must be a tensor {shape: number[], data: ${bool ? 'Uint8Array' : 'Float64Array'}}`;
-  if (t === null || typeof t !== 'object' || Array.isArray(t) || ArrayBuffer.isView(t)) {
-    throw new Error(`${what}, got ${describe(t)}`);
-  }
+// A value of the wrong JS type: sent to the core in place of the argument, which raises the
+// wrong_type error (so that every error, with its message, comes from one place).
+class Bad {
+  constructor(arg, expected, value) { this.arg = arg; this.expected = expected; this.got = typeOf(value); }
+}
+
+/** Canonical tensor {shape, data: Float64Array | Uint8Array} from a tensor-like value, or a Bad. */
+function tensorArg(name, t) {
+  if (t === null || typeof t !== 'object' || Array.isArray(t) || ArrayBuffer.isView(t)) return new Bad(name, 'tensor', t);
   const { shape, data } = t;
-  if (!Array.isArray(shape) || !shape.every((d) => typeof d === 'number')) {
-    throw new Error(`${what}; its shape is ${describe(shape)}, not an array of numbers`);
-  }
-  if (bool) {
-    if (data instanceof Uint8Array) return { shape, data };
-    if (Array.isArray(data) && data.every((v) => v === 0 || v === 1 || typeof v === 'boolean')) {
-      return { shape, data: Uint8Array.from(data, (v) => (v ? 1 : 0)) };
-    }
-    throw new Error(`${what}; its data is ${describe(data)}, not 0/1 or true/false values`);
-  }
-  if (data instanceof Float64Array) return { shape, data };
+  if (!Array.isArray(shape)) return new Bad(`${name}.shape`, 'numbers', shape);
+  const badDim = shape.findIndex((d) => typeof d !== 'number');
+  if (badDim >= 0) return new Bad(`${name}.shape[${badDim}]`, 'number', shape[badDim]);
+  if (data instanceof Float64Array || data instanceof Uint8Array) return { shape, data };
   if (Array.isArray(data)) {
+    if (data.length && typeof data[0] === 'boolean') {   // a boolean mask written as true/false
+      const bad = data.findIndex((v) => typeof v !== 'boolean');
+      return bad >= 0 ? new Bad(`${name}.data[${bad}]`, 'boolean', data[bad]) : { shape, data: Uint8Array.from(data, (v) => (v ? 1 : 0)) };
+    }
     const bad = data.findIndex((v) => typeof v !== 'number');
-    if (bad >= 0) throw new Error(`${fn}: ${name}.data[${bad}] must be a number, got ${describe(data[bad])}`);
-    return { shape, data: Float64Array.from(data) };
+    return bad >= 0 ? new Bad(`${name}.data[${bad}]`, 'number', data[bad]) : { shape, data: Float64Array.from(data) };
   }
-  if (ArrayBuffer.isView(data) && !(data instanceof DataView) && typeof data[0] !== 'bigint') {
-    return { shape, data: Float64Array.from(data) };
-  }
-  throw new Error(`${what}; its data is ${describe(data)}`);
+  if (ArrayBuffer.isView(data) && !(data instanceof DataView) && typeof data[0] !== 'bigint') return { shape, data: Float64Array.from(data) };
+  return new Bad(`${name}.data`, 'numbers', data);
 }
 
-function numberArg(fn, name, v) {
-  if (typeof v !== 'number') throw new Error(`${fn}: ${name} must be a number, got ${describe(v)}`);
-  return v;
-}
+const numberArg = (name, v) => (typeof v === 'number' ? v : new Bad(name, 'number', v));
+const stringArg = (name, v) => (typeof v === 'string' ? v : new Bad(name, 'string', v));
 
-function stringArg(fn, name, v) {
-  if (typeof v !== 'string') throw new Error(`${fn}: ${name} must be a string, got ${describe(v)}`);
-  return v;
-}
-
-function numberArrayArg(fn, name, v) {
-  if (!Array.isArray(v) && !ArrayBuffer.isView(v)) throw new Error(`${fn}: ${name} must be an array of numbers, got ${describe(v)}`);
+function numberArrayArg(name, v) {
+  if (!Array.isArray(v) && !(ArrayBuffer.isView(v) && !(v instanceof DataView))) return new Bad(name, 'numbers', v);
   const bad = Array.prototype.findIndex.call(v, (d) => typeof d !== 'number');
-  if (bad >= 0) throw new Error(`${fn}: ${name}[${bad}] must be a number, got ${describe(v[bad])}`);
-  return Array.from(v);
+  return bad >= 0 ? new Bad(`${name}[${bad}]`, 'number', v[bad]) : Array.from(v);
 }
 
-/** Options: a plain object of booleans, numbers, strings and tensors (the `mask` tensor is boolean). */
-function optionsArg(fn, opts) {
+/** Options: a plain object of booleans, numbers, strings and tensors; or a Bad. */
+function optionsArg(opts) {
   if (opts === undefined || opts === null) return {};
-  if (typeof opts !== 'object' || Array.isArray(opts) || ArrayBuffer.isView(opts)) {
-    throw new Error(`${fn}: options must be a plain object, got ${describe(opts)}`);
-  }
+  if (typeof opts !== 'object' || Array.isArray(opts) || ArrayBuffer.isView(opts)) return new Bad('opts', 'options', opts);
   const out = {};
   for (const [key, v] of Object.entries(opts)) {
     if (v === undefined) continue;
     if (typeof v === 'boolean' || typeof v === 'number' || typeof v === 'string') out[key] = v;
     else if (v !== null && typeof v === 'object') {
-      out[key] = tensorArg(fn, `option '${key}'`, v, { bool: key === 'mask' });
-    } else throw new Error(`${fn}: option '${key}' has an unsupported value: ${describe(v)}`);
+      const t = tensorArg(`opts.${key}`, v);
+      if (t instanceof Bad) return t;
+      out[key] = t;
+    } else return new Bad(`opts.${key}`, 'optionValue', v);
   }
   return out;
 }
@@ -81,7 +70,7 @@ function optionsArg(fn, opts) {
 // ---- The wire (see wasm/bindings/bindings.cpp) ----------------------------------------------
 // A request is a list of numbers (argument descriptions, then tensor data) and a list of bytes
 // (strings, boolean masks), written into reused regions of the WASM heap; one call runs it.
-const TAG = { number: 0, string: 1, tensor: 2, boolTensor: 3, options: 4, bool: 5, numbers: 6 };
+const TAG = { number: 0, string: 1, tensor: 2, boolTensor: 3, options: 4, bool: 5, numbers: 6, bad: 7 };
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 // names and option keys repeat on every call: keep their UTF-8 bytes
@@ -119,6 +108,7 @@ class Request {
   string(s) { this.push(TAG.string); this.text(s); return this; }
   bool(b) { this.push(TAG.bool, b ? 1 : 0); return this; }
   numbers(xs) { this.push(TAG.numbers, xs.length, ...xs); return this; }
+  bad(b) { this.push(TAG.bad); this.text(b.arg); this.text(b.expected); this.text(b.got); return this; }
   tensor(name, t) {
     this.push(TAG.tensor);
     this.text(name);
@@ -145,8 +135,8 @@ class Request {
       if (typeof v === 'boolean') this.bool(v);
       else if (typeof v === 'number') this.number(v);
       else if (typeof v === 'string') this.string(v);
-      else if (v.data instanceof Uint8Array) this.boolTensor(`option '${key}'`, v);
-      else this.tensor(`option '${key}'`, v);
+      else if (v.data instanceof Uint8Array) this.boolTensor(`opts.${key}`, v);
+      else this.tensor(`opts.${key}`, v);
     }
     return this;
   }
@@ -184,14 +174,22 @@ function makeCall(m) {
   /** call(name, ...builders): each builder adds one argument to the request */
   const request = new Request();   // calls are synchronous and never nested: one request object serves all
   let lastBuilder = null;
+  // The error the core wrote in place of a result: {code, message, params} -> an Error with
+  // .message, .code and .params.
+  const coreError = () => {
+    const F = m.HEAPF64;
+    const json = decoder.decode(m.HEAPU8.subarray(F[desc + 5], F[desc + 5] + F[desc + 6]));
+    const outAt = F[desc + 3] / 8;
+    const { code, message, params } = compile(JSON.parse(json))(F.slice(outAt, outAt + F[desc + 4]));
+    return Object.assign(new Error(message), { code, params });
+  };
   return (name, ...args) => {
     const r = request.reset();
     r.push(args.length);
     for (const a of args) a(r);
     const header = r.n;
-    if (m.reserve(header + r.dataLength, r.bytes) !== 0) {
-      throw new Error(`${name}: the arguments hold ${header + r.dataLength} numbers and ${r.bytes} bytes, more than this tab's WebAssembly memory can take`);
-    }
+    const fn = index.get(name);
+    if (m.reserve(fn, header + r.dataLength, r.bytes) !== 0) throw coreError();
     let F = m.HEAPF64;   // read after reserve: memory may have grown
     const U = m.HEAPU8;
     let at = F[desc] / 8;
@@ -200,69 +198,69 @@ function makeCall(m) {
     for (const d of r.data) { F.set(d, at); at += d.length; }
     let b = F[desc + 1];
     for (const c of r.chunks) { U.set(c, b); b += c.length; }
-    const status = m.call(index.get(name), header);
+    const status = m.call(fn, header);
     F = m.HEAPF64;
+    if (status !== 0) throw coreError();
     // the same structure as the previous call (same function, same shapes): reuse its builder
-    if (status !== 0 || F[desc + 7] !== 1) {
-      const json = decoder.decode(m.HEAPU8.subarray(F[desc + 5], F[desc + 5] + F[desc + 6]));
-      if (status !== 0) throw new Error(json);
-      lastBuilder = builder(json);
-    }
+    if (F[desc + 7] !== 1) lastBuilder = builder(decoder.decode(m.HEAPU8.subarray(F[desc + 5], F[desc + 5] + F[desc + 6])));
     const outAt = F[desc + 3] / 8;
     return lastBuilder(F.slice(outAt, outAt + F[desc + 4]));
   };
 }
 
-// argument builders: each returns a function that adds itself to a Request
+const deepFreeze = (o) => { Object.values(o).forEach((v) => typeof v === 'object' && deepFreeze(v)); return Object.freeze(o); };
+
+// argument builders: each returns a function that adds itself to a Request (or the value's Bad)
+const wrap = (c, add) => (c instanceof Bad ? (r) => r.bad(c) : (r) => add(r, c));
 const A = {
-  tensor: (fn, name, t) => { const c = tensorArg(fn, name, t); return (r) => r.tensor(`${fn}: ${name}`, c); },
-  options: (fn, o) => { const c = optionsArg(fn, o); return (r) => r.options(c); },
-  number: (fn, name, v) => { const c = numberArg(fn, name, v); return (r) => r.number(c); },
-  string: (fn, name, v) => { const c = stringArg(fn, name, v); return (r) => r.string(c); },
-  numbers: (fn, name, v) => { const c = numberArrayArg(fn, name, v); return (r) => r.numbers(c); },
+  // a positional tensor is float64 whatever its data (boolean tensors only occur among options)
+  tensor: (name, t) => wrap(tensorArg(name, t), (r, c) => r.tensor(name, c.data instanceof Uint8Array ? { shape: c.shape, data: Float64Array.from(c.data) } : c)),
+  options: (o) => wrap(optionsArg(o), (r, c) => r.options(c)),
+  number: (name, v) => wrap(numberArg(name, v), (r, c) => r.number(c)),
+  string: (name, v) => wrap(stringArg(name, v), (r, c) => r.string(c)),
+  numbers: (name, v) => wrap(numberArrayArg(name, v), (r, c) => r.numbers(c)),
 };
 
-const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(({ call, id }) => call('gptFree', (r) => r.number(id))) : null;
+const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(({ call, id }) => call('dispose', (r) => r.number(id))) : null;
 
 /** A character GPT living in the WASM core (see wasm/include/attn/gpt.hpp). */
 class GptModel {
   #call;
   #id;
   constructor(call, text, opts) {
-    const info = call('gptCreate', (r) => r.string(text), (r) => r.options(opts));
+    const info = call('createModel', text, opts);
     this.#call = call;
     this.#id = info.id;
     /** {vocab, C, heads, layers, tMax, seed, causal, batch, T, lr, params, unigramEntropy, trainChars, valChars, chars} */
     this.config = Object.freeze({ ...info });
     finalizer?.register(this, { call, id: info.id }, this);
   }
-  #live(fn) {
-    if (this.#id === null) throw new Error(`${fn}: this model was disposed`);
-    const id = this.#id;
+  #live() {
+    const id = this.#id ?? -1;   // no model has id -1: the core reports a disposed model
     return (r) => r.number(id);
   }
   /** Train n steps (AdamW on seeded batches): {loss (mean of the n steps), step}. */
-  trainSteps(n = 1) { return this.#call('gptTrain', this.#live('trainSteps'), A.number('trainSteps', 'n', n)); }
+  trainSteps(n = 1) { return this.#call('trainSteps', this.#live(), A.number('n', n)); }
   /** Mean loss on fixed seeded batches of each split: {train, val}. */
-  evaluate(batches = 4) { return this.#call('gptEvaluate', this.#live('evaluate'), A.number('evaluate', 'batches', batches)); }
+  evaluate(batches = 4) { return this.#call('evaluate', this.#live(), A.number('batches', batches)); }
   /** Text generated after `prompt` (or from the text's first character). */
   sample({ prompt = '', length = 80, temperature = 1, seed = 0 } = {}) {
-    return this.#call('gptSample', this.#live('sample'), A.string('sample', 'prompt', prompt), A.number('sample', 'length', length),
-      A.number('sample', 'temperature', temperature), A.number('sample', 'seed', seed));
+    return this.#call('sample', this.#live(), A.string('opts.prompt', prompt), A.number('opts.length', length),
+      A.number('opts.temperature', temperature), A.number('opts.seed', seed));
   }
   /** Attention weights for `text`: one tensor (heads, T, T) per layer. */
-  attention(text) { return this.#call('gptAttention', this.#live('attention'), A.string('attention', 'text', text)); }
+  attention(text) { return this.#call('attention', this.#live(), A.string('text', text)); }
   /** Replace the characters after t and compare logits: {maxPrefixChange, maxFutureChange, perPosition}. */
   futureCheck(text, { t = 0, seed = 0 } = {}) {
-    return this.#call('gptFutureCheck', this.#live('futureCheck'), A.string('futureCheck', 'text', text),
-      A.number('futureCheck', 't', t), A.number('futureCheck', 'seed', seed));
+    return this.#call('futureCheck', this.#live(), A.string('text', text),
+      A.number('opts.t', t), A.number('opts.seed', seed));
   }
   /** A copy of every parameter, in the core's layout. */
-  parameters() { return this.#call('gptParams', this.#live('parameters')); }
+  parameters() { return this.#call('parameters', this.#live()); }
   dispose() {
     if (this.#id === null) return;
     const id = this.#id;
-    this.#call('gptFree', (r) => r.number(id));
+    this.#call('dispose', (r) => r.number(id));
     finalizer?.unregister(this);
     this.#id = null;
   }
@@ -270,50 +268,50 @@ class GptModel {
 
 function makeApi(m) {
   const call = makeCall(m);
+  const errors = JSON.parse(m.errorTable());
   const api = {
+    /** {code: [parameter names]}: every code an Error from the core may carry (error.code, error.params). */
+    errorCodes: deepFreeze(errors.codes),
+    /** {parameter name: kind}: name, text, number, shape, index or list (README, "Errors"). */
+    errorParams: deepFreeze(errors.params),
     /** Seeded N(0, std^2) tensor; the same numbers natively and in WebAssembly. */
     randn: (shape, seed = 0, std = 1) =>
-      call('randn', A.numbers('randn', 'shape', shape), A.number('randn', 'seed', seed), A.number('randn', 'std', std)),
-    causalAverage: (x, opts) => call('causalAverage', A.tensor('causalAverage', 'x', x), A.options('causalAverage', opts)),
-    averagingMatrix: (T, opts) => call('averagingMatrix', A.number('averagingMatrix', 'T', T), A.options('averagingMatrix', opts)),
-    maxAbsDiff: (a, b) => call('maxAbsDiff', A.tensor('maxAbsDiff', 'a', a), A.tensor('maxAbsDiff', 'b', b)),
-    sum: (x, opts) => call('sum', A.tensor('sum', 'x', x), A.options('sum', opts)),
-    matmul: (a, b) => call('matmul', A.tensor('matmul', 'a', a), A.tensor('matmul', 'b', b)),
-    maskMatrix: (Tq, Tk, opts) => call('maskMatrix', A.number('maskMatrix', 'Tq', Tq), A.number('maskMatrix', 'Tk', Tk), A.options('maskMatrix', opts)),
-    sdpaReference: (q, k, v, opts) => call('sdpaReference', A.tensor('sdpaReference', 'q', q), A.tensor('sdpaReference', 'k', k),
-      A.tensor('sdpaReference', 'v', v), A.options('sdpaReference', opts)),
-    softmax: (scores, opts) => call('softmax', A.tensor('softmax', 'scores', scores), A.options('softmax', opts)),
-    sdpa: (q, k, v, opts) => call('sdpa', A.tensor('sdpa', 'q', q), A.tensor('sdpa', 'k', k), A.tensor('sdpa', 'v', v), A.options('sdpa', opts)),
-    sdpaBackward: (q, k, v, gradOut, opts) => call('sdpaBackward', A.tensor('sdpaBackward', 'q', q), A.tensor('sdpaBackward', 'k', k),
-      A.tensor('sdpaBackward', 'v', v), A.tensor('sdpaBackward', 'gradOut', gradOut), A.options('sdpaBackward', opts)),
-    linearWeightToMath: (w) => call('linearWeightToMath', A.tensor('linearWeightToMath', 'w', w)),
-    mathWeightToLinear: (w) => call('mathWeightToLinear', A.tensor('mathWeightToLinear', 'w', w)),
-    multiHeadAttention: (x, opts) => call('multiHeadAttention', A.tensor('multiHeadAttention', 'x', x), A.options('multiHeadAttention', opts)),
-    multiHeadAttentionBackward: (x, gradOut, opts) => call('multiHeadAttentionBackward', A.tensor('multiHeadAttentionBackward', 'x', x),
-      A.tensor('multiHeadAttentionBackward', 'gradOut', gradOut), A.options('multiHeadAttentionBackward', opts)),
-    attentionStats: (weights) => call('attentionStats', A.tensor('attentionStats', 'weights', weights)),
-    dotProductVariance: (dims, { samples = 2000, seed = 0, ...rest } = {}) => {
-      const extra = Object.keys(rest);
-      if (extra.length) throw new Error(`dotProductVariance: unknown option '${extra[0]}' (known: samples, seed)`);
-      return call('dotProductVariance', A.numbers('dotProductVariance', 'dims', dims),
-        A.number('dotProductVariance', 'samples', samples), A.number('dotProductVariance', 'seed', seed));
-    },
+      call('randn', A.numbers('shape', shape), A.number('seed', seed), A.number('std', std)),
+    causalAverage: (x, opts) => call('causalAverage', A.tensor('x', x), A.options(opts)),
+    averagingMatrix: (T, opts) => call('averagingMatrix', A.number('T', T), A.options(opts)),
+    maxAbsDiff: (a, b) => call('maxAbsDiff', A.tensor('a', a), A.tensor('b', b)),
+    sum: (x, opts) => call('sum', A.tensor('x', x), A.options(opts)),
+    matmul: (a, b) => call('matmul', A.tensor('a', a), A.tensor('b', b)),
+    maskMatrix: (Tq, Tk, opts) => call('maskMatrix', A.number('Tq', Tq), A.number('Tk', Tk), A.options(opts)),
+    sdpaReference: (q, k, v, opts) => call('sdpaReference', A.tensor('q', q), A.tensor('k', k),
+      A.tensor('v', v), A.options(opts)),
+    softmax: (scores, opts) => call('softmax', A.tensor('scores', scores), A.options(opts)),
+    sdpa: (q, k, v, opts) => call('sdpa', A.tensor('q', q), A.tensor('k', k), A.tensor('v', v), A.options(opts)),
+    sdpaBackward: (q, k, v, gradOut, opts) => call('sdpaBackward', A.tensor('q', q), A.tensor('k', k),
+      A.tensor('v', v), A.tensor('gradOut', gradOut), A.options(opts)),
+    linearWeightToMath: (w) => call('linearWeightToMath', A.tensor('w', w)),
+    mathWeightToLinear: (w) => call('mathWeightToLinear', A.tensor('w', w)),
+    multiHeadAttention: (x, opts) => call('multiHeadAttention', A.tensor('x', x), A.options(opts)),
+    multiHeadAttentionBackward: (x, gradOut, opts) => call('multiHeadAttentionBackward', A.tensor('x', x),
+      A.tensor('gradOut', gradOut), A.options(opts)),
+    attentionStats: (weights) => call('attentionStats', A.tensor('weights', weights)),
+    dotProductVariance: (dims, opts) => call('dotProductVariance', A.numbers('dims', dims), A.options(opts)),
     softmaxSharpening: (logits, factor = 8) =>
-      call('softmaxSharpening', A.tensor('softmaxSharpening', 'logits', logits), A.number('softmaxSharpening', 'factor', factor)),
-    positions: (kind, T, C, opts) => call('positions', A.string('positions', 'kind', kind), A.number('positions', 'T', T),
-      A.number('positions', 'C', C), A.options('positions', opts)),
-    permutationCheck: (x, opts) => call('permutationCheck', A.tensor('permutationCheck', 'x', x), A.options('permutationCheck', opts)),
-    gradcheck: (kind, opts) => call('gradcheck', A.string('gradcheck', 'kind', kind), A.options('gradcheck', opts)),
-    futureProbe: (x, opts) => call('futureProbe', A.tensor('futureProbe', 'x', x), A.options('futureProbe', opts)),
-    dropout: (x, opts) => call('dropout', A.tensor('dropout', 'x', x), A.options('dropout', opts)),
-    dropoutStats: (weights, opts) => call('dropoutStats', A.tensor('dropoutStats', 'weights', weights), A.options('dropoutStats', opts)),
+      call('softmaxSharpening', A.tensor('logits', logits), A.number('factor', factor)),
+    positions: (kind, T, C, opts) => call('positions', A.string('kind', kind), A.number('T', T),
+      A.number('C', C), A.options(opts)),
+    permutationCheck: (x, opts) => call('permutationCheck', A.tensor('x', x), A.options(opts)),
+    gradcheck: (kind, opts) => call('gradcheck', A.string('kind', kind), A.options(opts)),
+    futureProbe: (x, opts) => call('futureProbe', A.tensor('x', x), A.options(opts)),
+    dropout: (x, opts) => call('dropout', A.tensor('x', x), A.options(opts)),
+    dropoutStats: (weights, opts) => call('dropoutStats', A.tensor('weights', weights), A.options(opts)),
     /**
      * A character GPT trained on `text`: {C, heads, layers, tMax, seed, causal, batch, T, lr}.
      * Returns a GptModel; call model.dispose() when done (a finalizer frees forgotten ones).
      */
-    createModel: (text, opts) => new GptModel(call, stringArg('createModel', 'text', text), optionsArg('createModel', opts)),
+    createModel: (text, opts) => new GptModel(call, A.string('text', text), A.options(opts)),
     /** Gradient check of the whole GPT on a tiny configuration: {passed, maxAbsError, params}. */
-    gptGradcheck: (seed = 0) => call('gptGradcheck', A.number('gptGradcheck', 'seed', seed)),
+    gptGradcheck: (seed = 0) => call('gptGradcheck', A.number('seed', seed)),
     /** {heapInUse, memoryBytes, wireBytes, emvalHandles}: for leak tests and the curious. */
     memoryStats: () => ({ ...call('memoryStats'), emvalHandles: m.count_emval_handles() }),
   };

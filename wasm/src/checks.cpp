@@ -10,22 +10,20 @@
 
 namespace attn {
 
-using detail::fail;
-
 namespace {
-Shape shape_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end()); }
+using detail::shape_of;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
 // ---- 18.4 ------------------------------------------------------------------------------
 RowStats attention_stats(const Tensor& w) {
-    detail::require_rank("attentionStats: weights", w, 1, kMaxRank, "(..., Tk)");
-    detail::require_finite("attentionStats: weights", w, false, /*allow_nan=*/true);
+    detail::require_rank({"attentionStats", "weights"}, w, 1, kMaxRank, "(..., Tk)");
+    detail::require_finite({"attentionStats", "weights"}, w, false, /*allow_nan=*/true);   // NaN: a fully masked row
     for (std::size_t i = 0; i < w.size(); ++i) {
         const double v = w.data()[i];
         if (!std::isnan(v) && !(v >= 0.0 && v <= 1.0))
-            fail("attentionStats: weights must lie in [0, 1] (or be NaN for a fully masked row), got " +
-                 detail::num(v) + " at flat index " + std::to_string(i));
+            throw Error(ErrorCode::element_range, {{"fn", "attentionStats"}, {"arg", "weights"}, {"value", v},
+                                                   {"index", detail::multi_index(w, i)}, {"range", "[0, 1]"}});
     }
     const Shape s = shape_of(w);
     const std::size_t n = s.back(), rows = w.size() / n;
@@ -46,18 +44,20 @@ RowStats attention_stats(const Tensor& w) {
 }
 
 DotVariance dot_product_variance(const std::vector<double>& dims, double samples, double seed) {
+    const char* fn = "dotProductVariance";
     if (dims.empty() || dims.size() > 64)
-        fail("dotProductVariance: dims must list 1 to 64 widths, got " + std::to_string(dims.size()));
-    const std::size_t S = detail::to_index("dotProductVariance: samples", samples, 2, 1000000);
-    detail::Rng rng(detail::to_seed("dotProductVariance: seed", seed));
+        throw Error(ErrorCode::length_range, {{"fn", fn}, {"arg", "dims"}, {"length", dims.size()}, {"min", 1}, {"max", 64}});
+    for (std::size_t i = 0; i < dims.size(); ++i)
+        if (!detail::whole_in(dims[i], 1, 65536)) detail::to_index({fn, "dims[" + std::to_string(i) + "]"}, dims[i], 1, 65536);
+    const std::size_t S = detail::to_index({fn, "opts.samples"}, samples, 2, 1000000);
+    detail::Rng rng(detail::to_seed({fn, "opts.seed"}, seed));
     DotVariance out;
     double work = 0;
     for (double dd : dims) work += dd;
-    if (work * double(S) > 5e7)
-        fail("dotProductVariance: sum(dims) * samples = " + detail::num(work * double(S)) +
-             " is more than the limit of 50000000");
+    if (work * double(S) > kMaxDraws)
+        throw Error(ErrorCode::work_limit, {{"fn", fn}, {"quantity", "sum(dims) * samples"}, {"value", work * double(S)}, {"limit", kMaxDraws}});
     for (double dd : dims) {
-        const std::size_t d = detail::to_index("dotProductVariance: each width in dims", dd, 1, 65536);
+        const std::size_t d = std::size_t(dd);
         double mean = 0.0, m2 = 0.0;   // Welford
         for (std::size_t s = 0; s < S; ++s) {
             double dot = 0.0;
@@ -77,12 +77,20 @@ DotVariance dot_product_variance(const std::vector<double>& dims, double samples
     return out;
 }
 
+DotVariance dot_product_variance(const std::vector<double>& dims, const Options& opts) {
+    detail::OptionReader r(opts, "dotProductVariance");
+    const double samples = r.number("samples", 2000), seed = r.number("seed", 0);
+    r.finish();
+    return dot_product_variance(dims, samples, seed);
+}
+
 Sharpening softmax_sharpening(const Tensor& logits, double factor) {
-    detail::require_rank("softmaxSharpening: logits", logits, 1, 1, "a vector (n,)");
-    detail::require_finite("softmaxSharpening: logits", logits);
-    if (!std::isfinite(factor)) fail("softmaxSharpening: factor must be finite, got " + detail::num(factor));
+    detail::require_rank({"softmaxSharpening", "logits"}, logits, 1, 1, "(n,)");
+    detail::require_finite({"softmaxSharpening", "logits"}, logits);
+    if (!std::isfinite(factor))
+        throw Error(ErrorCode::number_range, {{"fn", "softmaxSharpening"}, {"arg", "factor"}, {"value", factor}, {"range", "(-Infinity, Infinity)"}});
     Tensor z = logits * factor;
-    detail::require_finite("softmaxSharpening: logits * factor", z);
+    detail::require_no_overflow("softmaxSharpening", "scaled logits", "factor * logits", z);
     SoftmaxOptions so;
     Sharpening r;
     r.weights = softmax(z, so).weights;
@@ -105,21 +113,18 @@ Sharpening softmax_sharpening(const Tensor& logits, double factor) {
 
 // ---- 18.5 ------------------------------------------------------------------------------
 Tensor positions(PositionKind kind, std::size_t T, std::size_t C, const PositionOptions& opts) {
-    if (T < 1 || C < 1) fail("positions: T and C must be >= 1, got T = " + std::to_string(T) +
-                             ", C = " + std::to_string(C));
+    if (T < 1) detail::to_index({"positions", "T"}, 0, 1, kMaxElements);
+    if (C < 1) detail::to_index({"positions", "C"}, 0, 1, kMaxElements);
     if (kind == PositionKind::Learned) {
-        if (opts.t_max < 1) fail("positions: tMax must be >= 1, got 0");
-        if (T > opts.t_max)
-            fail("positions: T = " + std::to_string(T) + " is past the learned table's tMax = " +
-                 std::to_string(opts.t_max) + " rows; a learned table has no row for position " +
-                 std::to_string(opts.t_max));
-        if (opts.t_max * C > kMaxElements) detail::size_error("positions: table (tMax, C) = " + shape_str({opts.t_max, C}), opts.t_max * C);
+        if (opts.t_max < 1) detail::to_index({"positions", "opts.tMax"}, 0, 1, kMaxElements);
+        if (T > opts.t_max) throw Error(ErrorCode::position_past_table, {{"fn", "positions"}, {"T", T}, {"tMax", opts.t_max}});
+        if (opts.t_max * C > kMaxElements) detail::too_large({"positions", "table"}, "(tMax, C)", {opts.t_max, C});
         const Tensor table = randn({opts.t_max, C}, opts.seed);   // (tMax, C)
         Tensor out = Tensor::from_shape({T, C});
         std::copy(table.data(), table.data() + T * C, out.data());  // rows 0..T-1
         return out;
     }
-    if (T * C > kMaxElements) detail::size_error("positions: (T, C) = " + shape_str({T, C}), T * C);
+    if (T * C > kMaxElements) detail::too_large({"positions", "out"}, "(T, C)", {T, C});
     Tensor pe = Tensor::from_shape({T, C});
     for (std::size_t t = 0; t < T; ++t)
         for (std::size_t c = 0; c < C; ++c) {
@@ -133,27 +138,36 @@ Tensor positions(PositionKind kind, std::size_t T, std::size_t C, const Position
 Tensor positions(const std::string& kind, double T, double C, const Options& opts) {
     detail::OptionReader r(opts, "positions");
     PositionOptions po;
-    po.t_max = detail::to_index("positions: option 'tMax'", r.number("tMax", 64), 1, kMaxElements);
-    po.seed = detail::to_seed("positions: option 'seed'", r.number("seed", 0));
+    po.t_max = r.index("tMax", 64, 1, kMaxElements);
+    po.seed = r.seed("seed");
     r.finish();
     if (kind != "learned" && kind != "sinusoidal")
-        fail("positions: kind must be 'learned' or 'sinusoidal', got '" + kind + "'");
+        throw Error(ErrorCode::not_one_of, {{"fn", "positions"}, {"arg", "kind"}, {"choice", kind},
+                                            {"choices", std::vector<std::string>{"learned", "sinusoidal"}}});
     return positions(kind == "learned" ? PositionKind::Learned : PositionKind::Sinusoidal,
-                     detail::to_index("positions: T", T, 1, kMaxElements),
-                     detail::to_index("positions: C", C, 1, kMaxElements), po);
+                     detail::to_index({"positions", "T"}, T, 1, kMaxElements),
+                     detail::to_index({"positions", "C"}, C, 1, kMaxElements), po);
 }
 
 PermutationResult permutation_check(const Tensor& x, const PermutationOptions& opts) {
-    if (opts.mha.has_memory) fail("permutationCheck: self-attention only; remove the option 'memory'");
-    detail::require_rank("permutationCheck: x", x, 3, 3, "(B, T, C)");
+    if (opts.mha.has_memory) throw Error(ErrorCode::self_attention_only, {{"fn", "permutationCheck"}, {"arg", "opts.memory"}});
+    detail::require_rank({"permutationCheck", "x"}, x, 3, 3, "(B, T, C)");
     const std::size_t B = x.shape()[0], T = x.shape()[1], C = x.shape()[2];
     Tensor pos = xt::zeros<double>(Shape{T, C});
     if (opts.use_positions) pos = positions(opts.position_kind, T, C, opts.pos);
     PermutationResult res;
+    // A uniformly random permutation other than the identity (which would compare attn(x) with
+    // itself and show 0 whatever the model): Fisher-Yates, drawn again while it is the identity.
+    // Rejection keeps the draw uniform over the T! - 1 others; at most 1/2 of draws are rejected
+    // (T = 2), so about two draws at worst. T = 1 has only the identity.
     res.perm.resize(T);
-    std::iota(res.perm.begin(), res.perm.end(), std::size_t(0));
     detail::Rng rng(opts.seed);
-    for (std::size_t i = T; i-- > 1;) std::swap(res.perm[i], res.perm[rng.below(i + 1)]);  // Fisher-Yates
+    for (bool identity = true; identity && T >= 2;) {
+        std::iota(res.perm.begin(), res.perm.end(), std::size_t(0));
+        for (std::size_t i = T; i-- > 1;) std::swap(res.perm[i], res.perm[rng.below(i + 1)]);  // Fisher-Yates
+        identity = std::is_sorted(res.perm.begin(), res.perm.end());
+    }
+    if (T < 2) std::iota(res.perm.begin(), res.perm.end(), std::size_t(0));
     Tensor xin = Tensor::from_shape(x.shape()), xperm = Tensor::from_shape(x.shape());
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t t = 0; t < T; ++t)
@@ -180,9 +194,9 @@ PermutationResult permutation_check(const Tensor& x, const Options& opts) {
     const std::string kind = r.string("positions", "none", {"none", "learned", "sinusoidal"});
     po.use_positions = kind != "none";
     po.position_kind = kind == "sinusoidal" ? PositionKind::Sinusoidal : PositionKind::Learned;
-    po.pos.t_max = detail::to_index("permutationCheck: option 'tMax'", r.number("tMax", 64), 1, kMaxElements);
-    po.seed = detail::to_seed("permutationCheck: option 'seed'", r.number("seed", 0));
-    po.pos.seed = po.seed;
+    po.pos.t_max = r.index("tMax", 64, 1, kMaxElements);
+    po.seed = r.seed("seed");
+    po.pos.seed = r.seed("positionSeed");
     r.finish();
     return permutation_check(x, po);
 }
@@ -225,16 +239,15 @@ static double weighted_sum(const Tensor& out, const Tensor& g) {
     return s;
 }
 
-static void require_gradcheck_size(const std::string& fn, std::size_t n) {
+static void require_gradcheck_size(std::size_t n) {
     if (n > kMaxGradcheckElements)
-        fail(fn + ": the inputs have " + std::to_string(n) + " elements; gradcheck perturbs each one, "
-             "so it is limited to " + std::to_string(kMaxGradcheckElements));
+        throw Error(ErrorCode::gradcheck_size, {{"fn", "gradcheck"}, {"elements", n}, {"limit", kMaxGradcheckElements}});
 }
 
 GradcheckResult gradcheck_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts,
                                std::uint64_t seed) {
     const SdpaResult fwd = sdpa(q, k, v, opts);   // checks the shapes
-    require_gradcheck_size("gradcheck", q.size() + k.size() + v.size());
+    require_gradcheck_size(q.size() + k.size() + v.size());
     const Tensor G = randn(shape_of(fwd.out), seed);   // L = sum(out * G), dL/dout = G
     const SdpaGrads g = sdpa_backward(q, k, v, G, opts);
     return detail::run_gradcheck(
@@ -247,7 +260,7 @@ GradcheckResult gradcheck_mha(const Tensor& x, const MhaOptions& opts, std::uint
     const MhaResult fwd = multi_head_attention(x, opts);   // checks the shapes
     std::size_t n = x.size() + opts.wq.size() + opts.wk.size() + opts.wv.size();
     if (opts.has_memory) n += opts.memory.size();
-    require_gradcheck_size("gradcheck", n);
+    require_gradcheck_size(n);
     const Tensor G = randn(shape_of(fwd.out), seed);
     const MhaGrads g = multi_head_attention_backward(x, G, opts);
     std::vector<std::string> names{"x", "wq", "wk", "wv"};
@@ -273,38 +286,41 @@ GradcheckResult gradcheck_mha(const Tensor& x, const MhaOptions& opts, std::uint
 
 GradcheckResult gradcheck(const std::string& kind, const Options& opts) {
     detail::OptionReader r(opts, "gradcheck");
+    // a tensor option the kind needs
+    auto required = [&](const char* key, const char* layout) {
+        const Tensor* t = r.tensor(key);
+        if (!t)
+            throw Error(ErrorCode::missing, {{"fn", "gradcheck"}, {"arg", std::string("opts.") + key}, {"expectedType", "tensor"}, {"layout", layout}});
+        return t;
+    };
     if (kind == "sdpa") {
-        const Tensor* q = r.tensor("q");
-        const Tensor* k = r.tensor("k");
-        const Tensor* v = r.tensor("v");
-        if (!q || !k || !v) fail("gradcheck: kind 'sdpa' needs the options q, k and v (tensors)");
+        const Tensor* q = required("q", "(..., Tq, d)");
+        const Tensor* k = required("k", "(..., Tk, d)");
+        const Tensor* v = required("v", "(..., Tk, dv)");
         SdpaOptions so;
         so.causal = r.boolean("causal", false);
         so.scale = r.scale("scale", {"head", "none"});
-        const auto seed = detail::to_seed("gradcheck: option 'seed'", r.number("seed", 0));
+        const auto seed = r.seed("seed");
         r.finish();
         return gradcheck_sdpa(*q, *k, *v, so, seed);
     }
     if (kind == "mha") {
-        const Tensor* x = r.tensor("x");
-        if (!x) fail("gradcheck: kind 'mha' needs the option x, a (B, T, C) tensor");
+        const Tensor* x = required("x", "(B, T, C)");
         const MhaOptions mo = detail::read_mha_options(r);
-        const auto seed = detail::to_seed("gradcheck: option 'seed'", r.number("seed", 0));
+        const auto seed = r.seed("seed");
         r.finish();
         return gradcheck_mha(*x, mo, seed);
     }
-    fail("gradcheck: kind must be 'sdpa' or 'mha', got '" + kind + "'");
+    throw Error(ErrorCode::not_one_of, {{"fn", "gradcheck"}, {"arg", "kind"}, {"choice", kind}, {"choices", std::vector<std::string>{"sdpa", "mha"}}});
 }
 
 // ---- 18.7 future probe -----------------------------------------------------------------------
 FutureProbeResult future_probe(const Tensor& x, const MhaOptions& opts, std::size_t t, std::uint64_t seed) {
-    if (opts.has_memory) fail("futureProbe: self-attention only; remove the option 'memory'");
+    if (opts.has_memory) throw Error(ErrorCode::self_attention_only, {{"fn", "futureProbe"}, {"arg", "opts.memory"}});
     const MhaResult base = multi_head_attention(x, opts);   // checks the shapes
     const std::size_t B = x.shape()[0], T = x.shape()[1], C = x.shape()[2];
-    if (T < 2) fail("futureProbe: x needs T >= 2 positions so that a future exists, got x " + shape_str(shape_of(x)));
-    if (t > T - 2)
-        fail("futureProbe: t must be from 0 to T - 2 = " + std::to_string(T - 2) +
-             " so that positions after t exist, got t = " + std::to_string(t));
+    if (T < 2) throw Error(ErrorCode::no_future, {{"fn", "futureProbe"}, {"arg", "x"}, {"T", T}});
+    if (t > T - 2) throw Error(ErrorCode::t_past_end, {{"fn", "futureProbe"}, {"arg", "opts.t"}, {"value", t}, {"max", T - 2}});
     Tensor x2 = x;
     detail::Rng rng(seed);
     for (std::size_t b = 0; b < B; ++b)
@@ -325,28 +341,28 @@ FutureProbeResult future_probe(const Tensor& x, const MhaOptions& opts, std::siz
 FutureProbeResult future_probe(const Tensor& x, const Options& opts) {
     detail::OptionReader r(opts, "futureProbe");
     const MhaOptions mo = detail::read_mha_options(r);
-    const double t = r.number("t", -1);
-    if (!r.has("t")) fail("futureProbe: option 't' is required: the last position whose output is compared");
-    const auto seed = detail::to_seed("futureProbe: option 'seed'", r.number("seed", 0));
+    if (!r.has("t")) throw Error(ErrorCode::missing, {{"fn", "futureProbe"}, {"arg", "opts.t"}, {"expectedType", "number"}, {"layout", ""}});
+    const std::size_t t = r.index("t", 0, 0, kMaxElements);
+    const auto seed = r.seed("seed");
     r.finish();
-    return future_probe(x, mo, detail::to_index("futureProbe: option 't'", t, 0, kMaxElements), seed);
+    return future_probe(x, mo, t, seed);
 }
 
 // ---- 18.7 dropout ----------------------------------------------------------------------------
-static void check_p(const std::string& fn, double p) {
-    if (!(p >= 0.0 && p < 1.0)) fail(fn + ": p must be in [0, 1), got " + detail::num(p));
+static void check_p(const char* fn, double p) {
+    if (!(p >= 0.0 && p < 1.0)) throw Error(ErrorCode::number_range, {{"fn", fn}, {"arg", "opts.p"}, {"value", p}, {"range", "[0, 1)"}});
 }
 
 Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed) {
-    detail::require_rank("dropout: x", x, 1, kMaxRank, "a tensor");
-    detail::require_finite("dropout: x", x);
+    detail::require_rank({"dropout", "x"}, x, 1, kMaxRank, "");
+    detail::require_finite({"dropout", "x"}, x);
     check_p("dropout", p);
     if (!training || p == 0.0) return x;   // evaluation: the identity
     Tensor y = Tensor::from_shape(x.shape());
     detail::Rng rng(seed);
     const double keep = 1.0 / (1.0 - p);
     for (std::size_t i = 0; i < x.size(); ++i) y.data()[i] = rng.uniform() < p ? 0.0 : x.data()[i] * keep;
-    detail::require_no_overflow("dropout: the kept values x / (1 - p)", y);
+    detail::require_no_overflow("dropout", "kept values", "x / (1 - p)", y);
     return y;
 }
 
@@ -354,26 +370,28 @@ Tensor dropout(const Tensor& x, const Options& opts) {
     detail::OptionReader r(opts, "dropout");
     const double p = r.number("p", 0.1);
     const bool training = r.boolean("training", true);
-    const auto seed = detail::to_seed("dropout: option 'seed'", r.number("seed", 0));
+    const auto seed = r.seed("seed");
     r.finish();
     return dropout(x, p, training, seed);
 }
 
-DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::uint64_t seed) {
-    detail::require_rank("dropoutStats: weights", w, 1, kMaxRank, "(..., Tk)");
-    detail::require_finite("dropoutStats: weights", w);
-    check_p("dropoutStats", p);
-    if (samples < 1 || double(samples) * double(w.size()) > 5e7)
-        fail("dropoutStats: samples must be >= 1 and samples * size <= 50000000, got samples = " +
-             std::to_string(samples) + " for " + std::to_string(w.size()) + " weights");
+DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::uint64_t seed, bool training) {
+    const char* fn = "dropoutStats";
+    detail::require_rank({fn, "weights"}, w, 1, kMaxRank, "(..., Tk)");
+    detail::require_finite({fn, "weights"}, w);
+    check_p(fn, p);
+    if (samples < 1) detail::to_index({fn, "opts.samples"}, 0, 1, 10000000);
+    if (double(samples) * double(w.size()) > kMaxDraws)
+        throw Error(ErrorCode::work_limit, {{"fn", fn}, {"quantity", "samples * size(weights)"}, {"value", double(samples) * double(w.size())},
+                                            {"limit", kMaxDraws}});
     const Shape s = shape_of(w);
     const std::size_t n = s.back(), rows = w.size() / n;
     Shape rs(s.begin(), s.end() - 1);
     if (rs.empty()) rs.push_back(1);
     DropoutStats st{xt::zeros<double>(rs), xt::zeros<double>(rs)};
-    detail::require_no_overflow("dropoutStats: the row sums of the weights", sum_along(w, -1));
+    detail::require_no_overflow(fn, "row sums", "of the weights", sum_along(w, -1));
     for (std::size_t k = 0; k < samples; ++k) {
-        const Tensor y = dropout(w, p, true, seed + k);
+        const Tensor y = dropout(w, p, training, seed + k);
         for (std::size_t i = 0; i < rows; ++i) {
             double sum = 0.0;
             for (std::size_t j = 0; j < n; ++j) sum += y.data()[i * n + j];
@@ -381,18 +399,19 @@ DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::
             st.mean_row_sums.data()[i] += sum / double(samples);
         }
     }
-    detail::require_no_overflow("dropoutStats: the row sums", st.sample_row_sums);
-    detail::require_no_overflow("dropoutStats: the mean row sums", st.mean_row_sums);
+    detail::require_no_overflow(fn, "row sums", "", st.sample_row_sums);
+    detail::require_no_overflow(fn, "mean row sums", "", st.mean_row_sums);
     return st;
 }
 
 DropoutStats dropout_stats(const Tensor& w, const Options& opts) {
     detail::OptionReader r(opts, "dropoutStats");
     const double p = r.number("p", 0.1);
-    const std::size_t samples = detail::to_index("dropoutStats: option 'samples'", r.number("samples", 1000), 1, 10000000);
-    const auto seed = detail::to_seed("dropoutStats: option 'seed'", r.number("seed", 0));
+    const std::size_t samples = r.index("samples", 1000, 1, 10000000);
+    const auto seed = r.seed("seed");
+    const bool training = r.boolean("training", true);
     r.finish();
-    return dropout_stats(w, p, samples, seed);
+    return dropout_stats(w, p, samples, seed, training);
 }
 
 }  // namespace attn

@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include <xtensor/xoperation.hpp>
+
 #include "internal.hpp"
 
 namespace attn {
@@ -19,35 +21,35 @@ std::string shape_str(const Shape& s) {
     return out + ")";
 }
 
-Shape checked_shape(const std::string& name, const std::vector<double>& dims, std::size_t length) {
+Shape checked_shape(std::string_view fn, std::string_view arg, const std::vector<double>& dims, std::size_t length) {
     if (dims.empty() || dims.size() > kMaxRank)
-        detail::fail(name + ": shape must have 1 to " + std::to_string(kMaxRank) + " axes, got " +
-                     std::to_string(dims.size()));
+        throw Error(ErrorCode::shape_axes, {{"fn", fn}, {"arg", arg}, {"rank", dims.size()}, {"maxRank", kMaxRank}});
     Shape s;
     double total = 1;
     for (std::size_t i = 0; i < dims.size(); ++i) {
-        double d = dims[i];
-        if (!(d >= 1) || d != std::floor(d) || d > double(kMaxElements))
-            detail::fail(name + ": shape[" + std::to_string(i) + "] must be a whole number >= 1, got " +
-                         detail::num(d));
+        const double d = dims[i];
+        if (!detail::whole_in(d, 1, double(kMaxElements)))
+            throw Error(ErrorCode::shape_dim, {{"fn", fn}, {"arg", arg}, {"index", Shape{i}}, {"value", d}});
         total *= d;
         s.push_back(std::size_t(d));
     }
-    if (total > double(kMaxElements))
-        detail::fail(name + ": shape " + shape_str(s) + " has " + detail::num(total) +
-                     " elements, more than the limit of " + std::to_string(kMaxElements));
+    if (total > double(kMaxElements)) detail::too_large({fn, arg}, "", s);
     if (std::size_t(total) != length)
-        detail::fail(name + ": shape " + shape_str(s) + " needs " + detail::num(total) +
-                     " values, data has " + std::to_string(length));
+        throw Error(ErrorCode::shape_data, {{"fn", fn}, {"arg", arg}, {"shape", s}, {"elements", total}, {"length", length}});
     return s;
 }
 
 Tensor randn(const Shape& shape, std::uint64_t seed, double stddev) {
-    if (shape.empty()) detail::fail("randn: shape must have at least one axis");
-    if (!(stddev > 0.0) || !std::isfinite(stddev)) detail::fail("randn: std must be a finite number > 0, got " + detail::num(stddev));
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        if (shape[i] == 0) detail::fail("randn: shape[" + std::to_string(i) + "] must be >= 1, got 0");
-    detail::require_size("randn " + shape_str(shape), detail::product(shape));
+    if (shape.empty() || shape.size() > kMaxRank)
+        throw Error(ErrorCode::shape_axes, {{"fn", "randn"}, {"arg", "shape"}, {"rank", shape.size()}, {"maxRank", kMaxRank}});
+    if (!(stddev > 0.0) || !std::isfinite(stddev))
+        throw Error(ErrorCode::number_range, {{"fn", "randn"}, {"arg", "std"}, {"value", stddev}, {"range", "(0, Infinity)"}});
+    double total = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] == 0) throw Error(ErrorCode::shape_dim, {{"fn", "randn"}, {"arg", "shape"}, {"index", Shape{i}}, {"value", 0}});
+        total *= double(shape[i]);
+    }
+    if (total > double(kMaxElements)) detail::too_large({"randn", "shape"}, "", shape);
     Tensor out = Tensor::from_shape(shape);
     detail::Rng rng(seed);
     for (double& v : out) v = rng.normal();
@@ -124,7 +126,7 @@ std::size_t Rng::below(std::size_t n) { return std::size_t(uniform() * double(n)
 std::string num(double v) {
     if (std::isnan(v)) return "NaN";
     if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-    if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    if (v == std::floor(v) && std::fabs(v) <= kMaxSeed) {   // whole numbers up to 2^53 - 1 in full
         std::ostringstream o;
         o << static_cast<long long>(v);
         return o.str();
@@ -134,25 +136,31 @@ std::string num(double v) {
     return buf;
 }
 
-void fail(const std::string& msg) { throw Error(msg); }
-
 std::size_t product(const Shape& s) {
     std::size_t p = 1;
     for (auto d : s) p *= d;
     return p;
 }
 
+Shape shape_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end()); }
+
+std::vector<double> multi_index(const Tensor& t, std::size_t flat) {
+    std::vector<double> ix(t.dimension());
+    for (std::size_t a = t.dimension(); a-- > 0;) {
+        ix[a] = double(flat % t.shape()[a]);
+        flat /= t.shape()[a];
+    }
+    return ix;
+}
+
 void require_rank(Name name, const Tensor& t, std::size_t lo, std::size_t hi, const char* layout) {
     const std::size_t r = t.dimension();
-    if (r < lo || r > hi) {
-        Shape s(t.shape().begin(), t.shape().end());
-        fail(name.str() + ": expected " + layout + ", got shape " + shape_str(s) + " (rank " + std::to_string(r) + ")");
-    }
+    if (r < lo || r > hi)
+        throw Error(ErrorCode::rank, {{"fn", name.fn}, {"arg", name.arg}, {"layout", layout}, {"minRank", lo}, {"maxRank", hi},
+                                      {"shape", shape_of(t)}, {"rank", r}});
     for (std::size_t i = 0; i < r; ++i)
-        if (t.shape()[i] == 0) {
-            Shape s(t.shape().begin(), t.shape().end());
-            fail(name.str() + ": expected " + layout + " with no empty axis, got shape " + shape_str(s));
-        }
+        if (t.shape()[i] == 0)
+            throw Error(ErrorCode::empty_axis, {{"fn", name.fn}, {"arg", name.arg}, {"layout", layout}, {"shape", shape_of(t)}});
 }
 
 void require_finite(Name name, const Tensor& t, bool allow_neg_inf, bool allow_nan) {
@@ -163,40 +171,61 @@ void require_finite(Name name, const Tensor& t, bool allow_neg_inf, bool allow_n
         const double v = p[i];
         if (std::isfinite(v) || (allow_neg_inf && v == -std::numeric_limits<double>::infinity()) || (allow_nan && std::isnan(v)))
             continue;
-        // Name the element by its multi-index.
-        std::string idx;
-        std::size_t rem = i;
-        std::vector<std::size_t> ix(t.dimension());
-        for (std::size_t a = t.dimension(); a-- > 0;) { ix[a] = rem % t.shape()[a]; rem /= t.shape()[a]; }
-        for (std::size_t a = 0; a < ix.size(); ++a) idx += (a ? ", " : "") + std::to_string(ix[a]);
-        fail(name.str() + ": every value must be a finite number" + std::string(allow_neg_inf ? " or -Infinity" : "") +
-             std::string(allow_nan ? " or NaN" : "") + ", got " + num(v) + " at [" + idx + "]");
+        std::vector<std::string> allowed;
+        if (allow_neg_inf) allowed.push_back("-Infinity");
+        if (allow_nan) allowed.push_back("NaN");
+        throw Error(ErrorCode::not_finite, {{"fn", name.fn}, {"arg", name.arg}, {"value", v}, {"index", multi_index(t, i)},
+                                            {"allowed", allowed}});
     }
 }
 
-void require_no_overflow(Name what, const Tensor& t) {
+void require_no_overflow(std::string_view fn, const char* quantity, const char* formula, const Tensor& t) {
     const double* p = t.data();
     if (all_finite(p, t.size())) return;
     for (std::size_t i = 0; i < t.size(); ++i)
         if (!std::isfinite(p[i]))
-            fail(what.str() + " overflow float64 (" + num(p[i]) + " at flat index " + std::to_string(i) +
-                 "): the inputs are too large in magnitude");
+            throw Error(ErrorCode::overflow, {{"fn", fn}, {"quantity", quantity}, {"formula", formula}, {"value", p[i]},
+                                              {"index", multi_index(t, i)}});
 }
 
-void size_error(const std::string& what, std::size_t elements) {
-    fail(what + " would have " + std::to_string(elements) + " elements, more than the limit of " + std::to_string(kMaxElements));
+void too_large(Name name, const char* layout, const Shape& shape) {
+    double elements = 1;
+    for (auto d : shape) elements *= double(d);
+    throw Error(ErrorCode::too_large, {{"fn", name.fn}, {"arg", name.arg}, {"layout", layout}, {"shape", shape},
+                                       {"elements", elements}, {"limit", kMaxElements}});
 }
 
-std::size_t to_index(const std::string& name, double v, std::size_t lo, std::size_t hi) {
-    if (!(v >= double(lo) && v <= double(hi)) || v != std::floor(v))
-        fail(name + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-             ", got " + num(v));
+std::size_t to_index(Name name, double v, std::size_t lo, std::size_t hi) {
+    if (!whole_in(v, double(lo), double(hi)))
+        throw Error(ErrorCode::integer_range, {{"fn", name.fn}, {"arg", name.arg}, {"value", v}, {"min", lo}, {"max", hi}});
     return std::size_t(v);
 }
 
-std::uint64_t to_seed(const std::string& name, double v) {
-    if (!(v >= 0 && v <= 9007199254740991.0) || v != std::floor(v))
-        fail(name + " must be a whole number from 0 to 2^53 - 1, got " + num(v));
+long to_dim(Name name, double v) {
+    const double lo = -double(kMaxRank), hi = double(kMaxRank) - 1;
+    if (!whole_in(v, lo, hi))
+        throw Error(ErrorCode::integer_range, {{"fn", name.fn}, {"arg", name.arg}, {"value", v}, {"min", lo}, {"max", hi}});
+    return long(v);
+}
+
+std::uint64_t to_seed(Name name, double v) {
+    if (!whole_in(v, 0, kMaxSeed))
+        throw Error(ErrorCode::integer_range, {{"fn", name.fn}, {"arg", name.arg}, {"value", v}, {"min", 0}, {"max", kMaxSeed}});
+    return std::uint64_t(v);
+}
+
+// ---- the GPT's English messages, until its sources are converted ------------------------
+void fail(const std::string& msg) { throw Error(ErrorCode::legacy, {{"fn", ""}, {"detail", msg}}); }
+void size_error(const std::string& what, std::size_t elements) {
+    fail(what + " would have " + std::to_string(elements) + " elements, more than the limit of " + std::to_string(kMaxElements));
+}
+std::size_t to_index(const char* name, double v, std::size_t lo, std::size_t hi) {
+    if (!whole_in(v, double(lo), double(hi)))
+        fail(std::string(name) + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + num(v));
+    return std::size_t(v);
+}
+std::uint64_t to_seed(const char* name, double v) {
+    if (!whole_in(v, 0, kMaxSeed)) fail(std::string(name) + " must be a whole number from 0 to 2^53 - 1, got " + num(v));
     return std::uint64_t(v);
 }
 
@@ -211,17 +240,17 @@ double scale_factor(const Scale& s, std::size_t hs, std::size_t C) {
 }
 
 // ---- OptionReader ----------------------------------------------------------------------
-static const char* type_name(const OptionValue& v) {
+static const char* type_id(const OptionValue& v) {
     switch (v.index()) {
-        case 0: return "a boolean";
-        case 1: return "a number";
-        case 2: return "a string";
-        case 3: return "a tensor";
-        default: return "a boolean tensor";
+        case 0: return "boolean";
+        case 1: return "number";
+        case 2: return "string";
+        case 3: return "tensor";
+        default: return "boolTensor";
     }
 }
 
-OptionReader::OptionReader(const Options& opts, std::string fn) : opts_(opts), fn_(std::move(fn)) {}
+OptionReader::OptionReader(const Options& opts, std::string_view fn) : opts_(opts), fn_(fn) {}
 
 bool OptionReader::has(const std::string& key) const { return opts_.count(key) != 0; }
 
@@ -231,86 +260,100 @@ const OptionValue* OptionReader::raw(const std::string& key) {
     return it == opts_.end() ? nullptr : &it->second;
 }
 
+// opts.<key> was given a value of the wrong type
+[[noreturn]] static void wrong_type(std::string_view fn, const std::string& key, const char* expected, const OptionValue& v) {
+    throw Error(ErrorCode::wrong_type, {{"fn", fn}, {"arg", "opts." + key}, {"expectedType", expected}, {"gotType", type_id(v)}});
+}
+
 bool OptionReader::boolean(const std::string& key, bool fallback) {
     const OptionValue* v = raw(key);
     if (!v) return fallback;
     if (auto b = std::get_if<bool>(v)) return *b;
-    fail(fn_ + ": option '" + key + "' must be true or false, got " + type_name(*v));
+    wrong_type(fn_, key, "boolean", *v);
 }
 
 double OptionReader::number(const std::string& key, double fallback) {
     const OptionValue* v = raw(key);
     if (!v) return fallback;
     if (auto d = std::get_if<double>(v)) return *d;
-    fail(fn_ + ": option '" + key + "' must be a number, got " + type_name(*v));
+    wrong_type(fn_, key, "number", *v);
 }
 
-static std::string join_quoted(std::initializer_list<const char*> xs) {
-    std::string out;
-    std::size_t i = 0;
-    for (const char* x : xs) {
-        if (i) out += (i + 1 == xs.size()) ? " or " : ", ";
-        out += std::string("'") + x + "'";
-        ++i;
-    }
-    return out;
+std::size_t OptionReader::index(const std::string& key, double fallback, std::size_t lo, std::size_t hi) {
+    const double v = number(key, fallback);
+    if (whole_in(v, double(lo), double(hi))) return std::size_t(v);
+    return to_index({fn_, "opts." + key}, v, lo, hi);   // throws
+}
+
+std::uint64_t OptionReader::seed(const std::string& key) {
+    const double v = number(key, 0);
+    if (whole_in(v, 0, kMaxSeed)) return std::uint64_t(v);
+    return to_seed({fn_, "opts." + key}, v);   // throws
 }
 
 std::string OptionReader::string(const std::string& key, const std::string& fallback,
-                                 std::initializer_list<const char*> allowed) {
+                                 std::initializer_list<const char*> allowed, const char* expected_type) {
     const OptionValue* v = raw(key);
     if (!v) return fallback;
     auto s = std::get_if<std::string>(v);
-    if (!s) fail(fn_ + ": option '" + key + "' must be " + join_quoted(allowed) + ", got " + type_name(*v));
+    if (!s) wrong_type(fn_, key, expected_type, *v);
     for (const char* a : allowed)
         if (*s == a) return *s;
-    fail(fn_ + ": option '" + key + "' must be " + join_quoted(allowed) + ", got '" + *s + "'");
+    throw Error(ErrorCode::not_one_of, {{"fn", fn_}, {"arg", "opts." + key}, {"choice", *s},
+                                        {"choices", std::vector<std::string>(allowed.begin(), allowed.end())}});
 }
 
 const Tensor* OptionReader::tensor(const std::string& key) {
     const OptionValue* v = raw(key);
     if (!v) return nullptr;
     if (auto t = std::get_if<Tensor>(v)) return t;
-    fail(fn_ + ": option '" + key + "' must be a tensor {shape, data: Float64Array}, got " + type_name(*v));
+    if (auto t = std::get_if<BoolTensor>(v)) return &converted_.emplace_back(xt::cast<double>(*t));   // 0/1 values
+    wrong_type(fn_, key, "tensor", *v);
 }
 
 const BoolTensor* OptionReader::bool_tensor(const std::string& key) {
     const OptionValue* v = raw(key);
     if (!v) return nullptr;
     if (auto t = std::get_if<BoolTensor>(v)) return t;
-    return nullptr;   // caller decides what else the key may hold
+    auto t = std::get_if<Tensor>(v);
+    if (!t) return nullptr;   // caller decides what else the key may hold
+    for (std::size_t i = 0; i < t->size(); ++i) {
+        const double x = t->data()[i];
+        if (x != 0.0 && x != 1.0)
+            throw Error(ErrorCode::element_range, {{"fn", fn_}, {"arg", "opts." + key}, {"value", x}, {"index", multi_index(*t, i)}, {"range", "{0, 1}"}});
+    }
+    return &converted_bool_.emplace_back(xt::cast<std::uint8_t>(*t));
 }
 
 Scale OptionReader::scale(const std::string& key, std::initializer_list<const char*> kinds) {
     const OptionValue* v = raw(key);
     Scale s;
     if (!v) return s;
-    std::string allowed = join_quoted(kinds) + " or a number";
     if (auto d = std::get_if<double>(v)) {
-        if (!std::isfinite(*d)) fail(fn_ + ": option '" + key + "' must be finite, got " + num(*d));
+        if (!std::isfinite(*d))
+            throw Error(ErrorCode::number_range, {{"fn", fn_}, {"arg", "opts." + key}, {"value", *d}, {"range", "(-Infinity, Infinity)"}});
         s.kind = Scale::Kind::Value;
         s.value = *d;
         return s;
     }
     auto str = std::get_if<std::string>(v);
-    if (!str) fail(fn_ + ": option '" + key + "' must be " + allowed + ", got " + type_name(*v));
+    if (!str) wrong_type(fn_, key, "scale", *v);
     for (const char* k : kinds)
         if (*str == k) {
             s.kind = *str == "head" ? Scale::Kind::Head : *str == "model" ? Scale::Kind::Model : Scale::Kind::None;
             return s;
         }
-    fail(fn_ + ": option '" + key + "' must be " + allowed + ", got '" + *str + "'");
+    throw Error(ErrorCode::scale_value, {{"fn", fn_}, {"arg", "opts." + key}, {"choice", *str},
+                                         {"choices", std::vector<std::string>(kinds.begin(), kinds.end())}});
 }
 
 void OptionReader::finish() const {
     for (const auto& kv : opts_)
         if (std::find(used_.begin(), used_.end(), kv.first) == used_.end()) {
-            std::vector<std::string> names;
+            std::vector<std::string> known;
             for (const auto& u : used_)
-                if (std::find(names.begin(), names.end(), u) == names.end()) names.push_back(u);
-            std::string known;
-            for (std::size_t i = 0; i < names.size(); ++i) known += (i ? ", " : "") + names[i];
-            fail(fn_ + ": unknown option '" + kv.first + "' (known: " + (known.empty() ? "none" : known) + ")");
+                if (std::find(known.begin(), known.end(), u) == known.end()) known.push_back(u);
+            throw Error(ErrorCode::unknown_option, {{"fn", fn_}, {"arg", "opts." + kv.first}, {"known", known}});
         }
 }
 
@@ -320,10 +363,11 @@ MhaOptions read_mha_options(OptionReader& r, bool weights_required) {
     Tensor* dst[3] = {&o.wq, &o.wk, &o.wv};
     for (int i = 0; i < 3; ++i) {
         const Tensor* t = r.tensor(names[i]);
-        if (!t && weights_required) fail(std::string("option '") + names[i] + "' is required: a (C, D) tensor");
+        if (!t && weights_required)
+            throw Error(ErrorCode::missing, {{"fn", r.fn()}, {"arg", std::string("opts.") + names[i]}, {"expectedType", "tensor"}, {"layout", "(C, D)"}});
         if (t) *dst[i] = *t;
     }
-    o.heads = to_index("option 'heads'", r.number("heads", 1), 1, 1 << 20);
+    o.heads = r.index("heads", 1, 1, 1 << 20);
     o.causal = r.boolean("causal", false);
     o.scale = r.scale("scale", {"head", "model", "none"});
     if (const Tensor* m = r.tensor("memory")) { o.has_memory = true; o.memory = *m; }

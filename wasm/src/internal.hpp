@@ -1,11 +1,12 @@
 // Internal helpers shared by the core's sources: the seeded generator, argument checks that
-// build the error messages, and the raw kernels that the public functions call after checking.
+// raise coded errors, and the raw kernels that the public functions call after checking.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,59 +36,76 @@ private:
     double spare_ = 0.0;
 };
 
-// ---- Messages and checks -------------------------------------------------------------
-std::string num(double v);     // 3, 0.5, 1e+300, nan
-[[noreturn]] void fail(const std::string& msg);
+// ---- Checks ----------------------------------------------------------------------------
+// Each check throws attn::Error with its code and parameters (attn/errors.hpp). Names and shapes
+// for a message are only gathered when a check fails: the checks run on every call.
+std::string num(double v);     // 3, 0.5, 1e+300, NaN, Infinity
 
 std::size_t product(const Shape& s);
-// An argument's name for messages, "fn: arg", joined only when a message is written (the checks
-// run on every call; building strings there cost more than small computations).
+Shape shape_of(const Tensor& t);
+std::vector<double> multi_index(const Tensor& t, std::size_t flat);   // flat offset -> [i, j, ...]
+
+// An argument: the function (its JS name) and the argument's JS path (x, opts.wq).
 struct Name {
     std::string_view fn, arg;
-    Name(const char* s) : fn(s) {}
-    Name(const std::string& s) : fn(s) {}
-    Name(std::string_view f, std::string_view a) : fn(f), arg(a) {}
-    std::string str() const { return arg.empty() ? std::string(fn) : std::string(fn) + ": " + std::string(arg); }
 };
+// layout: the expected axes, e.g. "(B, T, C)", alternatives separated by " | "; "" for any.
 void require_rank(Name name, const Tensor& t, std::size_t lo, std::size_t hi, const char* layout);
 // +/-inf is never allowed but -inf where allow_neg_inf says (softmax scores may hold -inf); NaN
 // only where allow_nan says (maxAbsDiff, sum, attentionStats inspect results with NaN rows).
 void require_finite(Name name, const Tensor& t, bool allow_neg_inf = false, bool allow_nan = false);
-// Callers test `elements > kMaxElements` first, so that `what` is only built for the message.
-[[noreturn]] void size_error(const std::string& what, std::size_t elements);
-inline void require_size(const std::string& what, std::size_t elements) { if (elements > kMaxElements) size_error(what, elements); }
+// A tensor over kMaxElements (callers test the size first and call this to throw).
+[[noreturn]] void too_large(Name name, const char* layout, const Shape& shape);
 // Finite inputs can still overflow float64 on the way (1e200 * 1e200). Results are checked and an
-// overflow is reported as an Error naming `what`, instead of returning inf or NaN.
-void require_no_overflow(Name what, const Tensor& t);
-std::size_t to_index(const std::string& name, double v, std::size_t lo, std::size_t hi);
-std::uint64_t to_seed(const std::string& name, double v);
+// overflow is an Error naming the quantity (scores, outputs, ...), instead of returning inf or NaN.
+void require_no_overflow(std::string_view fn, const char* quantity, const char* formula, const Tensor& t);
+inline bool whole_in(double v, double lo, double hi) { return v >= lo && v <= hi && v == std::floor(v); }
+std::size_t to_index(Name name, double v, std::size_t lo, std::size_t hi);   // whole number in [lo, hi]
+// an axis number: a whole number from -kMaxRank to kMaxRank - 1 (the tensor's rank is checked later)
+long to_dim(Name name, double v);
+constexpr double kMaxSeed = 9007199254740991.0;   // 2^53 - 1: every whole number a JS number holds exactly
+std::uint64_t to_seed(Name name, double v);
 double scale_factor(const Scale& s, std::size_t hs, std::size_t C);
 
+// Until the GPT's sources are converted (they are being split): English messages under the
+// temporary code `legacy`.
+[[noreturn]] void fail(const std::string& msg);
+[[noreturn]] void size_error(const std::string& what, std::size_t elements);
+std::size_t to_index(const char* name, double v, std::size_t lo, std::size_t hi);
+std::uint64_t to_seed(const char* name, double v);
+
 // ---- Options -------------------------------------------------------------------------
-// Reads typed values out of an Options map and rejects keys that were never read.
+// Reads typed values out of an Options map and rejects keys that were never read. Errors name
+// the option as opts.<key>.
 class OptionReader {
 public:
-    OptionReader(const Options& opts, std::string fn);
+    OptionReader(const Options& opts, std::string_view fn);
+    std::string_view fn() const { return fn_; }
     bool has(const std::string& key) const;
     bool boolean(const std::string& key, bool fallback);
     double number(const std::string& key, double fallback);
+    std::size_t index(const std::string& key, double fallback, std::size_t lo, std::size_t hi);   // a whole number
+    std::uint64_t seed(const std::string& key);                                                   // default 0
+    // one of `allowed`; a value of another type is reported as not `expected_type`
     std::string string(const std::string& key, const std::string& fallback,
-                       std::initializer_list<const char*> allowed);
-    const Tensor* tensor(const std::string& key);
-    const BoolTensor* bool_tensor(const std::string& key);
+                       std::initializer_list<const char*> allowed, const char* expected_type = "string");
+    const Tensor* tensor(const std::string& key);             // a boolean tensor is read as 0.0 / 1.0
+    const BoolTensor* bool_tensor(const std::string& key);   // a tensor of 0 and 1; nullptr when absent or not a tensor
     Scale scale(const std::string& key, std::initializer_list<const char*> kinds);
     const OptionValue* raw(const std::string& key);
     void finish() const;   // throws on any key not read
 private:
     const Options& opts_;
-    std::string fn_;
+    std::string_view fn_;
     std::vector<std::string> used_;
+    std::list<Tensor> converted_;            // tensors read from boolean tensors and back (stable addresses)
+    std::list<BoolTensor> converted_bool_;
 };
 MhaOptions read_mha_options(OptionReader& r, bool weights_required = true);
 
 // Shapes of q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv), checked with messages prefixed by fn.
 struct SdpaDims { std::size_t N, Tq, Tk, d, dv; Shape lead; };
-SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts, const std::string& fn);
+SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts, std::string_view fn);
 
 // ---- Kernels (no checks) ---------------------------------------------------------------
 // Dot product with two interleaved partial sums (even and odd indices), added at the end: the

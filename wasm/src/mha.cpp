@@ -7,54 +7,53 @@
 
 namespace attn {
 
-using detail::fail;
-
 namespace {
+
+using detail::shape_of;
 
 struct MhaDims { std::size_t B, T, C, D, NH, hs, Tk; };
 
-Shape shape_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end()); }
-
-MhaDims check_mha(const Tensor& x, const MhaOptions& o, const std::string& fn) {
+MhaDims check_mha(const Tensor& x, const MhaOptions& o, std::string_view fn) {
     detail::require_rank({fn, "x"}, x, 3, 3, "(B, T, C)");
     detail::require_finite({fn, "x"}, x);
     MhaDims D;
     D.B = x.shape()[0];
     D.T = x.shape()[1];
     D.C = x.shape()[2];
-    const char* names[3] = {"wq", "wk", "wv"};
+    const char* names[3] = {"opts.wq", "opts.wk", "opts.wv"};
     const Tensor* ws[3] = {&o.wq, &o.wk, &o.wv};
     for (int i = 0; i < 3; ++i) {
-        const Shape s = shape_of(*ws[i]);
-        if (s.size() != 2 || s[0] != D.C || s[1] == 0)
-            fail(fn + ": " + names[i] + " must have shape (C, D) with C = " + std::to_string(D.C) +
-                 " (the last axis of x " + shape_str(shape_of(x)) + "), got " + shape_str(s));
+        detail::require_rank({fn, names[i]}, *ws[i], 2, 2, "(C, D)");
+        if (ws[i]->shape()[0] != D.C)
+            throw Error(ErrorCode::axis_mismatch, {{"fn", fn}, {"arg", names[i]}, {"layout", "(C, D)"}, {"axis", "C"}, {"size", D.C},
+                                                   {"shape", shape_of(*ws[i])}, {"other", "x"}, {"otherAxis", -1}, {"otherShape", shape_of(x)}});
     }
     D.D = o.wq.shape()[1];
     for (int i = 1; i < 3; ++i)
         if (ws[i]->shape()[1] != D.D)
-            fail(fn + ": wq, wk and wv must have the same shape (C, D), got wq " + shape_str(shape_of(o.wq)) +
-                 ", wk " + shape_str(shape_of(o.wk)) + ", wv " + shape_str(shape_of(o.wv)));
+            throw Error(ErrorCode::axis_mismatch, {{"fn", fn}, {"arg", names[i]}, {"layout", "(C, D)"}, {"axis", "D"}, {"size", D.D},
+                                                   {"shape", shape_of(*ws[i])}, {"other", "opts.wq"}, {"otherAxis", -1},
+                                                   {"otherShape", shape_of(o.wq)}});
     for (int i = 0; i < 3; ++i) detail::require_finite({fn, names[i]}, *ws[i]);
     if (o.heads < 1 || D.D % o.heads != 0)
-        fail(fn + ": heads = " + std::to_string(o.heads) + " does not divide the projected width D = " +
-             std::to_string(D.D) + " (wq " + shape_str(shape_of(o.wq)) + ")");
+        throw Error(ErrorCode::heads_not_dividing, {{"fn", fn}, {"heads", o.heads}, {"axis", "D"}, {"width", D.D}});
     D.NH = o.heads;
     D.hs = D.D / D.NH;
     D.Tk = D.T;
     if (o.has_memory) {
+        detail::require_rank({fn, "opts.memory"}, o.memory, 3, 3, "(B, Tin, C)");
         const Shape ms = shape_of(o.memory);
-        if (ms.size() != 3 || ms[0] != D.B || ms[2] != D.C || ms[1] == 0)
-            fail(fn + ": memory must have shape (B, Tin, C) = (" + std::to_string(D.B) + ", Tin, " +
-                 std::to_string(D.C) + ") to match x " + shape_str(shape_of(x)) + ", got " + shape_str(ms));
-        detail::require_finite({fn, "memory"}, o.memory);
+        for (const auto& [axis, at, want] : {std::tuple{"B", 0, D.B}, std::tuple{"C", 2, D.C}})
+            if (ms[std::size_t(at)] != want)
+                throw Error(ErrorCode::axis_mismatch, {{"fn", fn}, {"arg", "opts.memory"}, {"layout", "(B, Tin, C)"}, {"axis", axis},
+                                                       {"size", want}, {"shape", ms}, {"other", "x"}, {"otherAxis", at == 0 ? 0 : -1},
+                                                       {"otherShape", shape_of(x)}});
+        detail::require_finite({fn, "opts.memory"}, o.memory);
         D.Tk = ms[1];
     }
-    if (D.B * D.NH * D.T * D.Tk > kMaxElements)
-        detail::size_error(fn + ": weights (B, NH, T, Tk) = " + shape_str({D.B, D.NH, D.T, D.Tk}), D.B * D.NH * D.T * D.Tk);
+    if (D.B * D.NH * D.T * D.Tk > kMaxElements) detail::too_large({fn, "weights"}, "(B, NH, T, Tk)", {D.B, D.NH, D.T, D.Tk});
     const std::size_t longest = std::max(D.T, D.Tk);
-    if (D.B * longest * D.D > kMaxElements)
-        detail::size_error(fn + ": projections (B, T, D) = " + shape_str({D.B, longest, D.D}), D.B * longest * D.D);
+    if (D.B * longest * D.D > kMaxElements) detail::too_large({fn, "projections"}, "(B, T, D)", {D.B, longest, D.D});
     return D;
 }
 
@@ -87,9 +86,9 @@ Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D) {
     f.res.q = project(x, o.wq);     // (B, T, C) x (C, D) -> (B, T, D)
     f.res.k = project(src, o.wk);   // (B, Tk, D)
     f.res.v = project(src, o.wv);   // (B, Tk, D)
-    detail::require_no_overflow("multiHeadAttention: the projections q = x wq", f.res.q);
-    detail::require_no_overflow("multiHeadAttention: the projections k = src wk", f.res.k);
-    detail::require_no_overflow("multiHeadAttention: the projections v = src wv", f.res.v);
+    detail::require_no_overflow("multiHeadAttention", "projections", "q = x wq", f.res.q);
+    detail::require_no_overflow("multiHeadAttention", "projections", "k = src wk", f.res.k);
+    detail::require_no_overflow("multiHeadAttention", "projections", "v = src wv", f.res.v);
     // head h of (B, T, NH * hs) is the column block h*hs .. (h+1)*hs-1: the kernel reads it in place
     f.lq = {D.NH, D.T * D.D, D.hs, D.D};
     f.lkv = {D.NH, D.Tk * D.D, D.hs, D.D};
@@ -99,8 +98,8 @@ Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D) {
     f.res.out = Tensor::from_shape({D.B, D.T, D.D});   // (B, T, NH * hs): heads written in place
     detail::sdpa_forward_kernel(f.res.q.data(), f.res.k.data(), f.res.v.data(), D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale,
                                 o.causal, f.res.scores.data(), f.res.weights.data(), f.res.out.data(), f.lq, f.lkv, f.lkv, f.lq);
-    detail::require_no_overflow("multiHeadAttention: the scores q.k * scale", f.res.scores);
-    detail::require_no_overflow("multiHeadAttention: the outputs", f.res.out);
+    detail::require_no_overflow("multiHeadAttention", "scores", "q.k * scale", f.res.scores);
+    detail::require_no_overflow("multiHeadAttention", "outputs", "", f.res.out);
     return f;
 }
 
@@ -119,12 +118,12 @@ MhaResult multi_head_attention(const Tensor& x, const Options& opts) {
 }
 
 MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const MhaOptions& o) {
-    const std::string fn = "multiHeadAttentionBackward";
+    const char* fn = "multiHeadAttentionBackward";
     const MhaDims D = check_mha(x, o, fn);
     const Shape want{D.B, D.T, D.D};
     if (shape_of(grad_out) != want)
-        fail(fn + ": gradOut must have the shape of the output (B, T, D) = " + shape_str(want) + ", got " +
-             shape_str(shape_of(grad_out)));
+        throw Error(ErrorCode::shape_mismatch, {{"fn", fn}, {"arg", "gradOut"}, {"layout", "(B, T, D)"}, {"expectedShape", want},
+                                                {"shape", shape_of(grad_out)}});
     detail::require_finite({fn, "gradOut"}, grad_out);
     const Forward f = forward(x, o, D);
     const Tensor& src = o.has_memory ? o.memory : x;
@@ -143,8 +142,9 @@ MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, 
     Tensor& dsrc = o.has_memory ? (g.dmemory = xt::zeros<double>(o.memory.shape())) : g.dx;
     input_grad(dk, o.wk, dsrc);
     input_grad(dv, o.wv, dsrc);
-    for (const Tensor* t : {&g.dx, &g.dwq, &g.dwk, &g.dwv}) detail::require_no_overflow({fn, "the gradients"}, *t);
-    if (o.has_memory) detail::require_no_overflow({fn, "the gradients"}, g.dmemory);
+    for (const auto& [name, t] : {std::pair{"dx", &g.dx}, std::pair{"dwq", &g.dwq}, std::pair{"dwk", &g.dwk}, std::pair{"dwv", &g.dwv}})
+        detail::require_no_overflow(fn, "gradients", name, *t);
+    if (o.has_memory) detail::require_no_overflow(fn, "gradients", "dmemory", g.dmemory);
     return g;
 }
 

@@ -8,20 +8,16 @@
 
 namespace attn {
 
-using detail::fail;
-
-namespace {
-Shape shape_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end()); }
-}  // namespace
+using detail::shape_of;
 
 Tensor sum_along(const Tensor& x, long dim) {
-    detail::require_rank("sum: x", x, 1, kMaxRank, "a tensor");
-    detail::require_finite("sum: x", x, false, /*allow_nan=*/true);   // a fully masked row's NaN sum is what the lab shows
+    detail::require_rank({"sum", "x"}, x, 1, kMaxRank, "");
+    detail::require_finite({"sum", "x"}, x, false, /*allow_nan=*/true);   // a fully masked row's NaN sum is what the lab shows
     const std::size_t r = x.dimension();
     const Shape s = shape_of(x);
     if (dim < -long(r) || dim >= long(r))
-        fail("sum: dim must be in [" + std::to_string(-long(r)) + ", " + std::to_string(r - 1) + "] for x of shape " +
-             shape_str(s) + ", got " + std::to_string(dim));
+        throw Error(ErrorCode::dim_range, {{"fn", "sum"}, {"arg", "opts.dim"}, {"value", dim}, {"min", -long(r)}, {"max", r - 1},
+                                           {"other", "x"}, {"otherShape", s}});
     const std::size_t a = std::size_t(dim < 0 ? dim + long(r) : dim);
     std::size_t outer = 1, inner = 1;
     for (std::size_t i = 0; i < a; ++i) outer *= s[i];
@@ -37,8 +33,8 @@ Tensor sum_along(const Tensor& x, long dim) {
     // NaN in, NaN out (a masked row's sum); but finite inputs must not overflow to inf
     for (std::size_t i = 0; i < out.size(); ++i)
         if (std::isinf(out.data()[i]))
-            fail("sum: the sums overflow float64 (" + detail::num(out.data()[i]) + " at flat index " + std::to_string(i) +
-                 "): the inputs are too large in magnitude");
+            throw Error(ErrorCode::overflow, {{"fn", "sum"}, {"quantity", "sums"}, {"formula", ""}, {"value", out.data()[i]},
+                                              {"index", detail::multi_index(out, i)}});
     return out;
 }
 
@@ -46,37 +42,36 @@ Tensor sum_along(const Tensor& x, const Options& opts) {
     detail::OptionReader r(opts, "sum");
     const double dim = r.number("dim", -1);
     r.finish();
-    if (dim != std::floor(dim) || std::fabs(dim) > 64) fail("sum: option 'dim' must be a whole number, got " + detail::num(dim));
-    return sum_along(x, long(dim));
+    return sum_along(x, detail::to_dim({"sum", "opts.dim"}, dim));
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-    detail::require_rank("matmul: a", a, 2, kMaxRank, "(..., n, k)");
-    detail::require_rank("matmul: b", b, 2, kMaxRank, "(..., k, m)");
-    detail::require_finite("matmul: a", a);
-    detail::require_finite("matmul: b", b);
+    detail::require_rank({"matmul", "a"}, a, 2, kMaxRank, "(..., n, k)");
+    detail::require_rank({"matmul", "b"}, b, 2, kMaxRank, "(..., k, m)");
+    detail::require_finite({"matmul", "a"}, a);
+    detail::require_finite({"matmul", "b"}, b);
     const Shape as = shape_of(a), bs = shape_of(b);
     const std::size_t n = as[as.size() - 2], k = as.back(), k2 = bs[bs.size() - 2], m = bs.back();
     if (k != k2)
-        fail("matmul: the last axis of a (k = " + std::to_string(k) + ") must equal the second-to-last of b, got a " +
-             shape_str(as) + " and b " + shape_str(bs));
+        throw Error(ErrorCode::axis_mismatch, {{"fn", "matmul"}, {"arg", "b"}, {"layout", "(..., k, m)"}, {"axis", "k"}, {"size", k},
+                                               {"shape", bs}, {"other", "a"}, {"otherAxis", -1}, {"otherShape", as}});
     const Shape al(as.begin(), as.end() - 2), bl(bs.begin(), bs.end() - 2);
     if (!al.empty() && !bl.empty() && al != bl)
-        fail("matmul: a and b must share their leading axes (or one be 2-D), got a " + shape_str(as) + " and b " + shape_str(bs));
+        throw Error(ErrorCode::leading_axes, {{"fn", "matmul"}, {"arg", "b"}, {"shape", bs}, {"other", "a"}, {"otherShape", as}});
     Shape os = al.empty() ? bl : al;
     const std::size_t N = detail::product(os);
     os.push_back(n);
     os.push_back(m);
-    if (N * n * m > kMaxElements) detail::size_error("matmul: result " + shape_str(os), N * n * m);
+    if (N * n * m > kMaxElements) detail::too_large({"matmul", "out"}, "(..., n, m)", os);
     Tensor out = xt::zeros<double>(os);
     for (std::size_t t = 0; t < N; ++t)
         detail::gemm_acc(out.data() + t * n * m, a.data() + (al.empty() ? 0 : t * n * k), b.data() + (bl.empty() ? 0 : t * k * m), n, k, m);
-    detail::require_no_overflow("matmul: the products", out);
+    detail::require_no_overflow("matmul", "products", "a b", out);
     return out;
 }
 
 Tensor mask_matrix(std::size_t Tq, std::size_t Tk, bool causal) {
-    if (Tq * Tk > kMaxElements) detail::size_error("maskMatrix: " + shape_str({Tq, Tk}), Tq * Tk);
+    if (Tq * Tk > kMaxElements) detail::too_large({"maskMatrix", "out"}, "(Tq, Tk)", {Tq, Tk});
     Tensor m = Tensor::from_shape({Tq, Tk});
     for (std::size_t i = 0; i < Tq; ++i)
         for (std::size_t j = 0; j < Tk; ++j) m(i, j) = (!causal || j <= i) ? 1.0 : 0.0;
@@ -87,7 +82,7 @@ Tensor mask_matrix(double Tq, double Tk, const Options& opts) {
     detail::OptionReader r(opts, "maskMatrix");
     const bool causal = r.boolean("causal", true);
     r.finish();
-    return mask_matrix(detail::to_index("maskMatrix: Tq", Tq, 1, kMaxElements), detail::to_index("maskMatrix: Tk", Tk, 1, kMaxElements),
+    return mask_matrix(detail::to_index({"maskMatrix", "Tq"}, Tq, 1, kMaxElements), detail::to_index({"maskMatrix", "Tk"}, Tk, 1, kMaxElements),
                        causal);
 }
 
@@ -127,8 +122,8 @@ SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, con
                 res.out.data()[(n * Tq + i) * dv + c] = y;
             }
     }
-    detail::require_no_overflow("sdpaReference: the scores q.k * scale", res.scores);
-    detail::require_no_overflow("sdpaReference: the outputs", res.out);
+    detail::require_no_overflow("sdpaReference", "scores", "q.k * scale", res.scores);
+    detail::require_no_overflow("sdpaReference", "outputs", "", res.out);
     return res;
 }
 

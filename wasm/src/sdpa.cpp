@@ -7,8 +7,6 @@
 
 namespace attn {
 
-using detail::fail;
-
 namespace detail {
 
 void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
@@ -99,18 +97,15 @@ void sdpa_backward_kernel(const double* q, const double* k, const double* v, con
 
 namespace detail {
 
-SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts,
-                    const std::string& fn) {
+SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts, std::string_view fn) {
     detail::require_rank({fn, "q"}, q, 2, kMaxRank, "(..., Tq, d)");
     detail::require_rank({fn, "k"}, k, 2, kMaxRank, "(..., Tk, d)");
     detail::require_rank({fn, "v"}, v, 2, kMaxRank, "(..., Tk, dv)");
-    const Shape qs(q.shape().begin(), q.shape().end()), ks(k.shape().begin(), k.shape().end()),
-        vs(v.shape().begin(), v.shape().end());
+    const Shape qs = shape_of(q), ks = shape_of(k), vs = shape_of(v);
     const std::size_t r = qs.size();
-    if (ks.size() != r || vs.size() != r || !std::equal(qs.begin(), qs.end() - 2, ks.begin()) ||
-        !std::equal(qs.begin(), qs.end() - 2, vs.begin()))
-        fail(fn + ": q, k and v must share their leading axes, got q " + shape_str(qs) + ", k " +
-             shape_str(ks) + ", v " + shape_str(vs));
+    for (const auto& [name, s] : {std::pair{"k", &ks}, std::pair{"v", &vs}})
+        if (s->size() != r || !std::equal(qs.begin(), qs.end() - 2, s->begin()))
+            throw Error(ErrorCode::leading_axes, {{"fn", fn}, {"arg", name}, {"shape", *s}, {"other", "q"}, {"otherShape", qs}});
     SdpaDims D;
     D.lead = Shape(qs.begin(), qs.end() - 2);
     D.N = detail::product(D.lead);
@@ -119,20 +114,21 @@ SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Sdp
     D.Tk = ks[r - 2];
     D.dv = vs[r - 1];
     if (ks[r - 1] != D.d)
-        fail(fn + ": k must have the same last axis as q (d = " + std::to_string(D.d) + "), got k " +
-             shape_str(ks) + " and q " + shape_str(qs));
+        throw Error(ErrorCode::axis_mismatch, {{"fn", fn}, {"arg", "k"}, {"layout", "(..., Tk, d)"}, {"axis", "d"}, {"size", D.d},
+                                               {"shape", ks}, {"other", "q"}, {"otherAxis", -1}, {"otherShape", qs}});
     if (vs[r - 2] != D.Tk)
-        fail(fn + ": v must have as many positions as k (Tk = " + std::to_string(D.Tk) + "), got v " +
-             shape_str(vs) + " and k " + shape_str(ks));
-    if (opts.scale.kind == Scale::Kind::Model)
-        fail(fn + ": scale 'model' needs the model width C; use multiHeadAttention, or pass a number");
+        throw Error(ErrorCode::axis_mismatch, {{"fn", fn}, {"arg", "v"}, {"layout", "(..., Tk, dv)"}, {"axis", "Tk"}, {"size", D.Tk},
+                                               {"shape", vs}, {"other", "k"}, {"otherAxis", -2}, {"otherShape", ks}});
+    if (opts.scale.kind == Scale::Kind::Model) throw Error(ErrorCode::scale_needs_width, {{"fn", fn}});
     detail::require_finite({fn, "q"}, q);
     detail::require_finite({fn, "k"}, k);
     detail::require_finite({fn, "v"}, v);
-    Shape ss = D.lead;
-    ss.push_back(D.Tq);
-    ss.push_back(D.Tk);
-    if (D.N * D.Tq * D.Tk > kMaxElements) detail::size_error(fn + ": scores " + shape_str(ss), D.N * D.Tq * D.Tk);
+    if (D.N * D.Tq * D.Tk > kMaxElements) {
+        Shape ss = D.lead;
+        ss.push_back(D.Tq);
+        ss.push_back(D.Tk);
+        detail::too_large({fn, "scores"}, "(..., Tq, Tk)", ss);
+    }
     return D;
 }
 
@@ -141,6 +137,7 @@ SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Sdp
 namespace {
 using detail::SdpaDims;
 using detail::check_sdpa;
+using detail::shape_of;
 
 Shape with_tail(Shape lead, std::size_t a, std::size_t b) {
     lead.push_back(a);
@@ -166,8 +163,8 @@ SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOpt
     res.out = Tensor::from_shape(with_tail(D.lead, D.Tq, D.dv));
     detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale,
                                 opts.causal, res.scores.data(), res.weights.data(), res.out.data());
-    detail::require_no_overflow("sdpa: the scores q.k * scale", res.scores);
-    detail::require_no_overflow("sdpa: the outputs", res.out);
+    detail::require_no_overflow("sdpa", "scores", "q.k * scale", res.scores);
+    detail::require_no_overflow("sdpa", "outputs", "", res.out);
     return res;
 }
 
@@ -182,11 +179,10 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
                         const SdpaOptions& opts) {
     const SdpaDims D = check_sdpa(q, k, v, opts, "sdpaBackward");
     const Shape want = with_tail(D.lead, D.Tq, D.dv);
-    const Shape got(grad_out.shape().begin(), grad_out.shape().end());
-    if (got != want)
-        fail("sdpaBackward: gradOut must have the shape of the output (..., Tq, dv) = " + shape_str(want) +
-             ", got " + shape_str(got));
-    detail::require_finite("sdpaBackward: gradOut", grad_out);
+    if (shape_of(grad_out) != want)
+        throw Error(ErrorCode::shape_mismatch, {{"fn", "sdpaBackward"}, {"arg", "gradOut"}, {"layout", "(..., Tq, dv)"},
+                                                {"expectedShape", want}, {"shape", shape_of(grad_out)}});
+    detail::require_finite({"sdpaBackward", "gradOut"}, grad_out);
     const double scale = opts.scale.factor(D.d, D.d);
     // forward keeps what backward needs: the weights
     Tensor scores = Tensor::from_shape(with_tail(D.lead, D.Tq, D.Tk));
@@ -194,7 +190,7 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
     Tensor out = Tensor::from_shape(want);
     detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale,
                                 opts.causal, scores.data(), weights.data(), out.data());
-    detail::require_no_overflow("sdpaBackward: the scores q.k * scale", scores);
+    detail::require_no_overflow("sdpaBackward", "scores", "q.k * scale", scores);
     SdpaGrads g;
     g.dq = xt::zeros<double>(q.shape());
     g.dk = xt::zeros<double>(k.shape());
@@ -203,9 +199,9 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
                                  D.Tq, D.Tk, D.d, D.dv, scale, opts.causal, g.dq.data(), g.dk.data(), g.dv.data(),
                                  detail::dense(D.Tq, D.d), detail::dense(D.Tk, D.d), detail::dense(D.Tk, D.dv),
                                  detail::dense(D.Tq, D.dv));
-    detail::require_no_overflow("sdpaBackward: the gradients dq", g.dq);
-    detail::require_no_overflow("sdpaBackward: the gradients dk", g.dk);
-    detail::require_no_overflow("sdpaBackward: the gradients dv", g.dv);
+    detail::require_no_overflow("sdpaBackward", "gradients", "dq", g.dq);
+    detail::require_no_overflow("sdpaBackward", "gradients", "dk", g.dk);
+    detail::require_no_overflow("sdpaBackward", "gradients", "dv", g.dv);
     return g;
 }
 
@@ -217,8 +213,8 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
     return sdpa_backward(q, k, v, grad_out, o);
 }
 
-static Tensor transpose2d(const Tensor& w, const std::string& fn, const std::string& layout) {
-    detail::require_rank({fn, "w"}, w, 2, 2, layout.c_str());
+static Tensor transpose2d(const Tensor& w, const char* fn, const char* layout) {
+    detail::require_rank({fn, "w"}, w, 2, 2, layout);
     detail::require_finite({fn, "w"}, w);
     const std::size_t a = w.shape()[0], b = w.shape()[1];
     Tensor t = Tensor::from_shape({b, a});
@@ -228,10 +224,10 @@ static Tensor transpose2d(const Tensor& w, const std::string& fn, const std::str
 }
 
 Tensor linear_weight_to_math(const Tensor& w) {
-    return transpose2d(w, "linearWeightToMath", "an nn.Linear weight (d, C)");
+    return transpose2d(w, "linearWeightToMath", "(d, C)");   // nn.Linear storage
 }
 Tensor math_weight_to_linear(const Tensor& w) {
-    return transpose2d(w, "mathWeightToLinear", "a math-layout weight (C, d)");
+    return transpose2d(w, "mathWeightToLinear", "(C, d)");   // math layout
 }
 
 }  // namespace attn

@@ -7,14 +7,12 @@
 
 namespace attn {
 
-using detail::fail;
-
 static const double kNegInf = -std::numeric_limits<double>::infinity();
 
 // ---- 18.1 ------------------------------------------------------------------------------
 Tensor averaging_matrix(std::size_t T, bool normalize) {
-    if (T < 1) fail("averagingMatrix: T must be >= 1, got 0");
-    if (T * T > kMaxElements) detail::size_error("averagingMatrix: A (T, T) = " + shape_str({T, T}), T * T);
+    if (T < 1) detail::to_index({"averagingMatrix", "T"}, 0, 1, kMaxElements);
+    if (T * T > kMaxElements) detail::too_large({"averagingMatrix", "A"}, "(T, T)", {T, T});
     Tensor A = xt::zeros<double>(Shape{T, T});   // (T, T): row t receives, column j gives
     for (std::size_t t = 0; t < T; ++t)
         for (std::size_t j = 0; j <= t; ++j) A(t, j) = normalize ? 1.0 / double(t + 1) : 1.0;
@@ -25,7 +23,7 @@ Tensor averaging_matrix(double T, const Options& opts) {
     detail::OptionReader r(opts, "averagingMatrix");
     const bool normalize = r.boolean("normalize", true);
     r.finish();
-    return averaging_matrix(detail::to_index("averagingMatrix: T", T, 1, kMaxElements), normalize);
+    return averaging_matrix(detail::to_index({"averagingMatrix", "T"}, T, 1, kMaxElements), normalize);
 }
 
 // y[b] = A x[b] for A (T, T) broadcast over the batch; x (B, T, C).
@@ -42,12 +40,12 @@ static Tensor apply_rows(const Tensor& A, const Tensor& x3) {
 }
 
 Tensor causal_average(const Tensor& x, AverageMethod method) {
-    detail::require_rank("causalAverage: x", x, 2, 3, "(T, C) or (B, T, C)");
-    detail::require_finite("causalAverage: x", x);
+    detail::require_rank({"causalAverage", "x"}, x, 2, 3, "(T, C) | (B, T, C)");
+    detail::require_finite({"causalAverage", "x"}, x);
     const bool batched = x.dimension() == 3;
     const std::size_t B = batched ? x.shape()[0] : 1, T = x.shape()[batched ? 1 : 0],
                       C = x.shape()[batched ? 2 : 1];
-    if (T * T > kMaxElements) detail::size_error("causalAverage: A (T, T) = " + shape_str({T, T}), T * T);
+    if (T * T > kMaxElements) detail::too_large({"causalAverage", "A"}, "(T, T)", {T, T});
     Tensor x3 = x;
     x3.reshape({B, T, C});
     Tensor y;
@@ -67,8 +65,8 @@ Tensor causal_average(const Tensor& x, AverageMethod method) {
         so.mask = MaskKind::Causal;   // zeros where allowed, -inf in the future
         y = apply_rows(softmax(xt::zeros<double>(Shape{T, T}), so).weights, x3);
     }
-    detail::require_no_overflow("causalAverage: the sums", y);
     y.reshape(x.shape());
+    detail::require_no_overflow("causalAverage", "sums", "", y);
     return y;
 }
 
@@ -81,13 +79,11 @@ Tensor causal_average(const Tensor& x, const Options& opts) {
 }
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
-    if (a.shape() != b.shape()) {
-        fail("maxAbsDiff: a and b must have the same shape, got " +
-             shape_str(Shape(a.shape().begin(), a.shape().end())) + " and " +
-             shape_str(Shape(b.shape().begin(), b.shape().end())));
-    }
-    detail::require_finite("maxAbsDiff: a", a, false, true);
-    detail::require_finite("maxAbsDiff: b", b, false, true);
+    if (a.shape() != b.shape())
+        throw Error(ErrorCode::same_shape, {{"fn", "maxAbsDiff"}, {"arg", "b"}, {"shape", detail::shape_of(b)}, {"other", "a"},
+                                            {"otherShape", detail::shape_of(a)}});
+    detail::require_finite({"maxAbsDiff", "a"}, a, false, true);
+    detail::require_finite({"maxAbsDiff", "b"}, b, false, true);
     double m = 0.0;
     for (std::size_t i = 0; i < a.size(); ++i) {
         const double d = std::fabs(a.data()[i] - b.data()[i]);
@@ -99,23 +95,23 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
 
 // ---- 18.2 ------------------------------------------------------------------------------
 SoftmaxResult softmax(const Tensor& scores, const SoftmaxOptions& opts) {
-    detail::require_rank("softmax: scores", scores, 1, 4, "a tensor of rank 1 to 4");
-    detail::require_finite("softmax: scores", scores, /*allow_neg_inf=*/true);
+    detail::require_rank({"softmax", "scores"}, scores, 1, 4, "");
+    detail::require_finite({"softmax", "scores"}, scores, /*allow_neg_inf=*/true);
     const std::size_t r = scores.dimension();
-    const Shape shape(scores.shape().begin(), scores.shape().end());
+    const Shape shape = detail::shape_of(scores);
     if (opts.dim < -long(r) || opts.dim >= long(r))
-        fail("softmax: dim must be in [" + std::to_string(-long(r)) + ", " + std::to_string(r - 1) +
-             "] for scores of shape " + shape_str(shape) + ", got " + std::to_string(opts.dim));
+        throw Error(ErrorCode::dim_range, {{"fn", "softmax"}, {"arg", "opts.dim"}, {"value", opts.dim}, {"min", -long(r)},
+                                           {"max", r - 1}, {"other", "scores"}, {"otherShape", shape}});
     const std::size_t dim = std::size_t(opts.dim < 0 ? opts.dim + long(r) : opts.dim);
     if (opts.mask != MaskKind::None && r < 2)
-        fail(std::string("softmax: mask '") + (opts.mask == MaskKind::Causal ? "causal" : "tensor") +
-             "' acts on the last two axes and needs scores of rank >= 2, got shape " + shape_str(shape));
+        throw Error(ErrorCode::mask_rank, {{"fn", "softmax"}, {"arg", "scores"}, {"mask", opts.mask == MaskKind::Causal ? "causal" : "tensor"},
+                                           {"shape", shape}});
     const std::size_t rows = r >= 2 ? shape[r - 2] : 1, cols = shape[r - 1];
     if (opts.mask == MaskKind::Explicit) {
         const Shape ms(opts.mask_tensor.shape().begin(), opts.mask_tensor.shape().end());
         if (ms != Shape{rows, cols})
-            fail("softmax: mask must have shape (Tq, Tk) = " + shape_str({rows, cols}) +
-                 " to match scores " + shape_str(shape) + ", got " + shape_str(ms));
+            throw Error(ErrorCode::shape_mismatch, {{"fn", "softmax"}, {"arg", "opts.mask"}, {"layout", "(Tq, Tk)"},
+                                                    {"expectedShape", Shape{rows, cols}}, {"shape", ms}});
     }
 
     std::size_t outer = 1, inner = 1;
@@ -194,17 +190,12 @@ SoftmaxResult softmax(const Tensor& scores, const Options& opts) {
     detail::OptionReader r(opts, "softmax");
     SoftmaxOptions so;
     const double dim = r.number("dim", -1);
-    if (dim != std::floor(dim) || std::fabs(dim) > 64)
-        fail("softmax: option 'dim' must be a whole number, got " + detail::num(dim));
-    so.dim = long(dim);
+    so.dim = detail::to_dim({"softmax", "opts.dim"}, dim);
     if (const BoolTensor* m = r.bool_tensor("mask")) {
-        if (m->dimension() != 2)
-            fail("softmax: mask must have shape (Tq, Tk), got " +
-                 shape_str(Shape(m->shape().begin(), m->shape().end())));
         so.mask = MaskKind::Explicit;
         so.mask_tensor = *m;
     } else {
-        const std::string k = r.string("mask", "none", {"none", "causal"});
+        const std::string k = r.string("mask", "none", {"none", "causal"}, "mask");
         so.mask = k == "causal" ? MaskKind::Causal : MaskKind::None;
     }
     so.order = r.string("maskOrder", "before", {"before", "after"}) == "after" ? MaskOrder::After

@@ -1,34 +1,91 @@
-// One exercise: prompt, answer boxes, a check against the core's answer, hint and solution.
+// One exercise: prompt, answer boxes, a check against the core's answer (with the diagnosis of a
+// known misconception), hint and solution. Answers are numbers or short expressions (answer.js).
+// Optional: `kept` keeps the answers and the last check (progress.js, through course.js):
+// {saved: {status, answer} | null, answer(values), checked(values, correct), onForget(fn)};
+// `solutions: false` leaves out hints, solutions and diagnoses (options.js).
 import { h, nextId } from './widgets/dom.js';
-import { parseCell } from './widgets/matrix-editor.js';
+import { makeT } from './i18n.js';
+import { parseAnswer } from './answer.js';
+import { check } from './exercises.js';
+import { fmt } from './format.js';
+import { MAX_ANSWER, SOLVED } from './progress.js';
 
-export function mountExercise(def, { core, t, lang, text, resources }) {
+export const strings = {
+  zh: {
+    answerHelp: '可以填数字或简单算式：1/4、0.25、−1/3、√2/2 或 sqrt(2)/2、2^−3、e^2、ln 2、π/4。',
+    answerEmpty: '“{label}”还是空的：请填入答案。',
+    answerSyntax: '“{label}”里的“{text}”读不懂：请填数字或算式，例如 1/4、0.25、√2/2。',
+    answerRange: '“{label}”里的“{text}”不是一个有限的实数（例如除以 0、负数开方）。',
+    readAs: '你的答案读作 {values}。',
+    wrongKnown: '还不对。',
+    solvedBefore: '✓ 你之前已经做对了（答案保存在这里）。',
+    incorrectNoHint: '还不对。再想想。',
+  },
+  en: {
+    answerHelp: 'Numbers or short expressions: 1/4, 0.25, −1/3, √2/2 or sqrt(2)/2, 2^−3, e^2, ln 2, π/4.',
+    answerEmpty: '“{label}” is empty: enter your answer.',
+    answerSyntax: '“{label}”: could not read “{text}”. Enter a number or an expression such as 1/4, 0.25 or √2/2.',
+    answerRange: '“{label}”: “{text}” is not a finite real number (a division by 0, the root of a negative number, ...).',
+    readAs: 'Your answer reads as {values}.',
+    wrongKnown: 'Not yet.',
+    solvedBefore: '✓ You solved this before (your answer is kept here).',
+    incorrectNoHint: 'Not yet. Think again.',
+  },
+};
+
+/** solutions: false leaves out the hint, the solution and the diagnosis of a wrong answer (a graded
+ * session); kept: the progress store's hooks for this exercise (course.js), or null. */
+export function mountExercise(def, { core, lang, text, resources, solutions = true, kept = null }) {
+  const t = makeT(lang, strings);
   const id = nextId('ex');
   const labelOf = (label) => (typeof label === 'string' ? label : label[lang]);
-  const feedback = h('p.feedback', { role: 'status', 'aria-live': 'polite' });
+  const feedback = h('div.feedback', { role: 'status', 'aria-live': 'polite' });
+  const say = (kind, ...children) => { feedback.replaceChildren(...children.filter(Boolean)); feedback.className = `feedback ${kind}`; };
+  const help = def.choices ? null : h('p.answer-help', { id: `${id}-help` }, t('answerHelp'));
   let inputs;
   if (def.choices) {
     inputs = def.choices.map((c, i) => h('input', { type: 'radio', name: id, id: `${id}-${i}`, value: String(c.value) }));
   } else {
-    inputs = def.inputs.map((label, i) => h('input', { type: 'text', inputmode: 'decimal', id: `${id}-${i}`, 'aria-label': labelOf(label), autocomplete: 'off' }));
+    inputs = def.inputs.map((label, i) => h('input', { type: 'text', id: `${id}-${i}`, 'aria-label': labelOf(label),
+      'aria-describedby': help.id, autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', maxlength: MAX_ANSWER }));
   }
-  const check = () => {
-    let answer;
+  const values = () => (def.choices ? [inputs.find((r) => r.checked)?.value ?? ''] : inputs.map((inp) => inp.value));
+  const read = () => {
+    const parsed = inputs.map((inp) => parseAnswer(inp.value));
+    parsed.forEach((p, i) => (p.error ? inputs[i].setAttribute('aria-invalid', 'true') : inputs[i].removeAttribute('aria-invalid')));
+    const bad = parsed.findIndex((p) => p.error);
+    if (bad >= 0) {
+      const key = { empty: 'answerEmpty', syntax: 'answerSyntax', range: 'answerRange' }[parsed[bad].error];
+      say('wrong', h('p', {}, t(key, { label: labelOf(def.inputs[bad]), text: inputs[bad].value.trim().slice(0, 40) })));
+      inputs[bad].focus();
+      return null;
+    }
+    return parsed;
+  };
+  const onCheck = () => {
+    let answer, readAs = null;
     if (def.choices) {
       const k = inputs.findIndex((r) => r.checked);
-      if (k < 0) { feedback.textContent = t('answerInvalid'); feedback.className = 'feedback wrong'; return; }
+      if (k < 0) { say('wrong', h('p', {}, t('answerInvalid'))); return; }
       answer = def.choices[k].value;
     } else {
-      const parsed = inputs.map((inp) => parseCell(inp.value));
-      parsed.forEach((p, i) => (p.error ? inputs[i].setAttribute('aria-invalid', 'true') : inputs[i].removeAttribute('aria-invalid')));
-      if (parsed.some((p) => p.error)) { feedback.textContent = t('answerInvalid'); feedback.className = 'feedback wrong'; return; }
+      const parsed = read();
+      if (!parsed) return;
       answer = parsed.map((p) => p.value);
+      // an expression is shown as the number it was read as, so the student sees what was checked
+      if (parsed.some((p) => !p.plain)) readAs = h('p.read-as', {}, t('readAs', { values: parsed.map((p) => fmt(p.value, 4)).join(', ') }));
     }
-    const r = def.check(core, answer, resources);
-    feedback.textContent = r.correct ? t('correct', { expected: r.expected }) : t('incorrect');
-    feedback.className = `feedback ${r.correct ? 'right' : 'wrong'}`;
+    const r = check(def, core, answer, resources);
+    kept?.checked(values(), r.correct);
+    if (r.correct) { say('right', h('p', {}, t('correct', { expected: r.expected })), readAs); return; }
+    const diagnosis = solutions && r.misconception && text.wrong?.[r.misconception];
+    if (diagnosis) {
+      const d = h('div.diagnosis', { 'data-misconception': r.misconception });
+      d.innerHTML = diagnosis;   // build-time Markdown, raw HTML disabled
+      say('wrong', h('p', {}, t('wrongKnown')), d, readAs);
+    } else say('wrong', h('p', {}, t(solutions ? 'incorrect' : 'incorrectNoHint')), readAs);   // no hint to open without solutions
   };
-  const form = h('form.answer', { onsubmit: (e) => { e.preventDefault(); check(); } },
+  const form = h('form.answer', { onsubmit: (e) => { e.preventDefault(); onCheck(); }, oninput: () => kept?.answer(values()) },
     def.choices
       ? h('fieldset.choice', {}, h('legend.visually-hidden', {}, t('check')), def.choices.map((c, i) => h('label', { for: `${id}-${i}` }, inputs[i], ' ', h('code', {}, c.label))))
       : def.inputs.map((label, i) => h('label.answer-box', { for: `${id}-${i}` }, labelOf(label), ' ', inputs[i])),
@@ -40,7 +97,13 @@ export function mountExercise(def, { core, t, lang, text, resources }) {
   hint.innerHTML = text.hint;
   solution.innerHTML = text.solution;
   const given = def.given ? h('p.given', {}, def.given(core, resources)) : null;
-  return h('article.exercise', { id: `ex-${def.id}`, 'data-exercise': def.id }, prompt, given, form, feedback,
-    h('details.hint', {}, h('summary', {}, t('hint')), hint),
-    h('details.solution', {}, h('summary', {}, t('solution')), solution));
+  if (kept?.saved) {
+    if (def.choices) inputs.forEach((r) => { r.checked = r.value === kept.saved.answer[0]; });
+    else inputs.forEach((inp, i) => { inp.value = kept.saved.answer[i] ?? ''; });
+    if (kept.saved.status === SOLVED) say('right', h('p', {}, t('solvedBefore')));
+  }
+  kept?.onForget(() => { form.reset(); say(''); });
+  return h('article.exercise', { id: `ex-${def.id}`, 'data-exercise': def.id }, prompt, given, form, help, feedback,
+    solutions && h('details.hint', {}, h('summary', {}, t('hint')), hint),
+    solutions && h('details.solution', {}, h('summary', {}, t('solution')), solution));
 }

@@ -1,125 +1,172 @@
-// The exercises' logic: what the student enters and how the core checks it. given(core, res) and
-// check(core, answer, res) get the page's resources ({trainText}) as their last argument. An input's
-// label is a string (notation, the same in both languages) or {zh, en}. Their text (prompt,
-// hint, solution) is in lessons/{zh,en}/*.md under the same ids. Typed answers are compared
-// with the core's numbers at the precision a person types (5e-3); exact answers exactly.
+// The exercises' logic: what the student enters and how the core checks it. Their text (prompt,
+// hint, solution, and one diagnosis per misconception, `::: wrong ID`) is in lessons/{zh,en}/*.md
+// under the same ids. An input's label is a string (notation, the same in both languages) or {zh, en}.
+//
+// A typed exercise declares
+//   expected(core, res)         the right answer, computed by the core (res: the page's resources, {trainText})
+//   misconceptions: [{id, value(core, res)}]
+//                               wrong answers a student plausibly reaches, each computed by the core
+//                               as the mistaken computation (the same call with the other scale, the
+//                               other mask order, ...); an answer matching one gets its diagnosis
+//   tolerance                   how close counts as equal: the precision a person types (5e-3), or
+//                               0 where the answer is exact (shapes, 0)
+// A choice exercise has its own check(core, value) -> {correct, expected, misconception}.
 import { tensor } from '../../wasm/js/index.js';
 import { fmt } from './format.js';
 
 const TYPED = 5e-3;
-const close = (core, answer, expected, tol = TYPED) => core.maxAbsDiff(tensor(answer), tensor(expected)) <= tol;
 const show = (xs) => (xs.length === 1 ? fmt(xs[0], 4) : `(${xs.map((x) => fmt(x, 4)).join(', ')})`);
+const close = (core, answer, expected, tol) => core.maxAbsDiff(tensor(answer), tensor(expected)) <= tol;
+
+/** The check of a typed exercise: right, a known misconception, or just wrong. */
+export function checkTyped(def, core, answer, res) {
+  const want = def.expected(core, res);
+  const tol = def.tolerance ?? TYPED;
+  if (close(core, answer, want, tol)) return { correct: true, expected: show(want), misconception: null };
+  const miss = (def.misconceptions ?? []).find((m) => close(core, answer, m.value(core, res), tol));
+  return { correct: false, expected: show(want), misconception: miss?.id ?? null };
+}
+
+/** Run an exercise's check: typed answers (numbers) or a choice. */
+export function check(def, core, answer, res) {
+  return def.choices ? def.check(core, answer, res) : checkTyped(def, core, answer, res);
+}
+
+// 18.1: the chapter's X and the plain lower-triangular ones (running sums) or the averaging matrix
+const X181 = () => tensor([[2, 0], [0, 4], [4, 2]]);
+const row2 = (y) => Array.from(y.data.slice(4, 6));
+// 18.2: scores all 0, T = 4, causal mask; the sums of each row
+const rowSums182 = (core, maskOrder) => core.sum(core.softmax(tensor(Array.from({ length: 4 }, () => [0, 0, 0, 0])), { mask: 'causal', maskOrder }), { dim: -1 }).data;
+// 18.3: one query and one key of width d = 2
+const score183 = (core, scale) => [core.sdpa(tensor([[1, 2]]), tensor([[3, -1]]), tensor([[1]]), { scale }).scores.data[0]];
+// 18.4: C = 64, 8 heads, x = ones and identity projections, so every head's query and key are all ones (hs = 8)
+function score184(core, scale) {
+  const C = 64;
+  const eye = tensor(Array.from({ length: C }, (_, i) => Array.from({ length: C }, (__, j) => (i === j ? 1 : 0))));
+  const r = core.multiHeadAttention(tensor([[Array(C).fill(1)]]), { wq: eye, wk: eye, wv: eye, heads: 8, scale });
+  return [r.scores.data[0]];   // (B, NH, T, T) = (1, 8, 1, 1): head 0
+}
+// 18.6: cross-attention of 2 sequences, T_out queries against T_in encoder positions
+function crossShape(core, { heads = 4, tout = 3, tin = 7 } = {}) {
+  const w = { wq: core.randn([4, 8], 1), wk: core.randn([4, 8], 2), wv: core.randn([4, 8], 3), heads };
+  return core.multiHeadAttention(core.randn([2, tout, 4], 4), { ...w, memory: core.randn([2, tin, 4], 5) }).weights.shape;
+}
+// chapter exercise 1: scores [0, ln 2, 0] over values 2, 4, 10
+function chapter1(core, scores) {
+  const w = core.softmax(tensor(scores));
+  const y = core.sdpa(tensor([[1]]), tensor(scores.map((s) => [s])), tensor([[2], [4], [10]]), { scale: 'none' }).out;
+  return [...w.data, y.data[0]];
+}
+// chapter exercise 3: Q = K, causal mask; V and V + c with c = (1, -2)
+const Q3 = [[1, 0], [0, 1], [1, 1]];
+const chapter3 = (core, v) => row2(core.sdpa(tensor(Q3), tensor(Q3), tensor(v), { causal: true }).out);
+const V3 = [[1, 0], [0, 1], [3, -3]], V3_SHIFTED = [[2, -2], [1, -1], [4, -5]];
 
 export const exercises = [
   {
     id: 'ex-18.1-cumsum', section: '18.1', inputs: ['Y[2, 0]', 'Y[2, 1]'],
-    check(core, answer) {
-      const X = tensor([[2, 0], [0, 4], [4, 2]]);
-      const y = core.matmul(core.averagingMatrix(3, { normalize: false }), X);
-      const expected = Array.from(y.data.slice(4, 6));
-      return { correct: close(core, answer, expected), expected: show(expected) };
-    },
+    expected: (core) => row2(core.matmul(core.averagingMatrix(3, { normalize: false }), X181())),
+    misconceptions: [
+      { id: 'average', value: (core) => row2(core.matmul(core.averagingMatrix(3, { normalize: true }), X181())) },
+      { id: 'own-row', value: () => row2(X181()) },
+    ],
   },
   {
     id: 'ex-18.2-after', section: '18.2', inputs: [{ zh: '第 1 行的和', en: 'sum of row 1' }],
-    check(core, answer) {
-      const zeros = tensor([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]);
-      const w = core.softmax(zeros, { mask: 'causal', maskOrder: 'after' });
-      const expected = [core.sum(w, { dim: -1 }).data[1]];
-      return { correct: close(core, answer, expected), expected: show(expected) };
-    },
+    expected: (core) => [rowSums182(core, 'after')[1]],
+    misconceptions: [
+      { id: 'mask-before', value: (core) => [rowSums182(core, 'before')[1]] },
+      { id: 'row-0', value: (core) => [rowSums182(core, 'after')[0]] },
+    ],
   },
   {
     id: 'ex-18.3-score', section: '18.3', inputs: ['S[0, 0]'],
-    check(core, answer) {
-      const r = core.sdpa(tensor([[1, 2]]), tensor([[3, -1]]), tensor([[1]]));
-      const expected = [r.scores.data[0]];
-      return { correct: close(core, answer, expected), expected: show(expected) };
-    },
+    expected: (core) => score183(core, 'head'),
+    misconceptions: [
+      { id: 'unscaled', value: (core) => score183(core, 'none') },
+      { id: 'by-d', value: (core) => score183(core, 1 / 2) },   // divided by d = 2 instead of √2
+    ],
   },
   {
     id: 'ex-18.4-head', section: '18.4', inputs: [{ zh: '分数', en: 'score' }],
-    check(core, answer) {
-      const ones = tensor([[1, 1, 1, 1, 1, 1, 1, 1]]);   // one query and one key of a head with hs = 8
-      const expected = [core.sdpa(ones, ones, tensor([[1]])).scores.data[0]];
-      return { correct: close(core, answer, expected), expected: show(expected) };
-    },
+    expected: (core) => score184(core, 'head'),
+    misconceptions: [
+      { id: 'sqrt-c', value: (core) => score184(core, 'model') },
+      { id: 'unscaled', value: (core) => score184(core, 'none') },
+    ],
   },
   {
     id: 'ex-18.5-sin', section: '18.5', inputs: ['PE[1, 0]', 'PE[1, 1]'],
-    check(core, answer) {
-      const pe = core.positions('sinusoidal', 2, 4);
-      const expected = Array.from(pe.data.slice(4, 6));
-      return { correct: close(core, answer, expected), expected: show(expected) };
-    },
+    expected: (core) => Array.from(core.positions('sinusoidal', 2, 4).data.slice(4, 6)),
+    misconceptions: [
+      { id: 'swapped', value: (core) => Array.from(core.positions('sinusoidal', 2, 4).data.slice(4, 6)).reverse() },
+      { id: 'position-0', value: (core) => Array.from(core.positions('sinusoidal', 2, 4).data.slice(0, 2)) },
+    ],
   },
   {
-    id: 'ex-18.6-shape', section: '18.6', inputs: ['B', 'H', 'T_out', 'T_in'],
-    check(core, answer) {
-      const w = { wq: core.randn([4, 8], 1), wk: core.randn([4, 8], 2), wv: core.randn([4, 8], 3), heads: 4 };
-      const r = core.multiHeadAttention(core.randn([2, 3, 4], 4), { ...w, memory: core.randn([2, 7, 4], 5) });
-      const expected = r.weights.shape;
-      return { correct: close(core, answer, expected, 0), expected: `(${expected.join(', ')})` };
-    },
+    id: 'ex-18.6-shape', section: '18.6', inputs: ['B', 'H', 'T_out', 'T_in'], tolerance: 0,
+    expected: (core) => crossShape(core),
+    misconceptions: [
+      { id: 'swapped', value: (core) => crossShape(core, { tout: 7, tin: 3 }) },
+      { id: 'no-heads', value: (core) => crossShape(core, { heads: 1 }) },
+    ],
   },
   {
-    id: 'ex-18.7-eval', section: '18.7', inputs: ['max |Δ|'],
-    check(core, answer) {
+    id: 'ex-18.7-eval', section: '18.7', inputs: ['max |Δ|'], tolerance: 0,
+    expected(core) {
       const w = core.softmax(core.randn([5, 5], 3), { mask: 'causal' });
-      const expected = [core.maxAbsDiff(core.dropout(w, { p: 0.5, training: false, seed: 1 }), w)];
-      return { correct: close(core, answer, expected, 0), expected: show(expected) };
+      return [core.maxAbsDiff(core.dropout(w, { p: 0.5, training: false, seed: 1 }), w)];
     },
   },
   {
-    id: 'ex-18.8-init', section: '18.8', inputs: [{ zh: '损失（nats）', en: 'loss (nats)' }],
+    id: 'ex-18.8-init', section: '18.8', inputs: [{ zh: '损失（nats）', en: 'loss (nats)' }], tolerance: 0.05,
     given(core, { trainText }) {
       const model = core.createModel(trainText, { C: 48, heads: 4, tMax: 32, seed: 1 });
       const V = model.config.vocab;
       model.dispose();
       return `V = ${V}`;
     },
-    check(core, answer, { trainText }) {
+    expected(core, { trainText }) {
       // the loss the core measures on a freshly initialised model, on fixed batches
       const model = core.createModel(trainText, { C: 48, heads: 4, tMax: 32, seed: 1 });
       const measured = model.evaluate(4).train;
       model.dispose();
-      return { correct: Math.abs(answer[0] - measured) <= 0.05, expected: fmt(measured, 4) };
+      return [measured];
     },
   },
   // The chapter's three exercises.
   {
     id: 'ex-chapter-1', section: 'exercises', inputs: ['w₀', 'w₁', 'w₂', 'y'],
-    check(core, answer) {
-      const w = core.softmax(tensor([0, Math.log(2), 0]));
-      const y = core.sdpa(tensor([[1]]), tensor([[0], [Math.log(2)], [0]]), tensor([[2], [4], [10]]), { scale: 'none' }).out;
-      const expected = [...w.data, y.data[0]];
-      return { correct: close(core, answer, expected), expected: show(expected) };
-    },
+    expected: (core) => chapter1(core, [0, Math.log(2), 0]),
+    misconceptions: [
+      { id: 'uniform', value: (core) => chapter1(core, [0, 0, 0]) },   // the same call with the scores left out
+    ],
   },
   {
     id: 'ex-chapter-2', section: 'exercises',
     choices: [{ value: 0, label: 'dim=0' }, { value: 1, label: 'dim=1' }, { value: -1, label: 'dim=-1' }],
     check(core, dim) {
-      // The core checks the choice: under the causal mask, do the sources of every receiver sum to 1?
-      const w = core.softmax(core.randn([2, 4, 4], 7), { dim, mask: 'causal' });
-      const sums = core.sum(w, { dim: -1 });
-      const ones = { shape: sums.shape, data: new Float64Array(sums.data.length).fill(1) };
-      return { correct: core.maxAbsDiff(sums, ones) <= 1e-12, expected: 'dim=-1' };
+      // The core checks the choice: under the causal mask, do the sources of every receiver (the
+      // last axis) sum to 1? If not, the axis that does sum to 1 (without the mask, which would
+      // leave cells of other axes with nothing allowed, NaN) names the mistake.
+      const scores = core.randn([2, 4, 4], 7);
+      const sumsToOne = (w, axis) => {
+        const sums = core.sum(w, { dim: axis });
+        return sums.data.every((v) => !Number.isNaN(v)) &&
+          core.maxAbsDiff(sums, { shape: sums.shape, data: new Float64Array(sums.data.length).fill(1) }) <= 1e-12;
+      };
+      const correct = sumsToOne(core.softmax(scores, { dim, mask: 'causal' }), -1);
+      const unmasked = core.softmax(scores, { dim });
+      const misconception = correct ? null : sumsToOne(unmasked, 1) ? 'receivers' : sumsToOne(unmasked, 0) ? 'batch' : null;
+      return { correct, expected: 'dim=-1', misconception };
     },
   },
   {
     id: 'ex-chapter-3', section: 'exercises', inputs: ['Y[2, 0]', 'Y[2, 1]'],
-    given(core) {
-      const q = tensor([[1, 0], [0, 1], [1, 1]]);
-      const y = core.sdpa(q, q, tensor([[1, 0], [0, 1], [3, -3]]), { causal: true }).out;
-      return `Y[2] = ${show(Array.from(y.data.slice(4, 6)))}`;
-    },
-    check(core, answer) {
-      const q = tensor([[1, 0], [0, 1], [1, 1]]), k = tensor([[1, 0], [0, 1], [1, 1]]);
-      const vShifted = tensor([[2, -2], [1, -1], [4, -5]]);   // V = [[1, 0], [0, 1], [3, -3]] plus c = (1, -2)
-      const y = core.sdpa(q, k, vShifted, { causal: true }).out;
-      const expected = Array.from(y.data.slice(4, 6));
-      return { correct: close(core, answer, expected), expected: show(expected) };
-    },
+    given: (core) => `Y[2] = ${show(chapter3(core, V3))}`,
+    expected: (core) => chapter3(core, V3_SHIFTED),   // V plus c = (1, -2) in every row
+    misconceptions: [
+      { id: 'unchanged', value: (core) => chapter3(core, V3) },
+    ],
   },
 ];

@@ -31,8 +31,12 @@ export const shared = {
     on: '开', off: '关',
     nan: 'NaN',
     cellValue: '{label}：第 {row} 行第 {col} 列 = {value}',
+    cellAxes: '{label}：接收 t = {row}，来源 j = {col}：{value}',
+    axesSelf: '行 t 接收（查询）· 列 j 给出（键，来源）',
+    axesCross: '行 t：输出侧的接收位置（查询，共 T_out 个）· 列 j：编码器侧的来源位置（键，共 T_in 个）',
     embedSource: '来自注意力实验室',
     intRange: '请输入 {min} 到 {max} 之间的整数。',
+    seed: '随机种子', causal: '因果遮罩', rowSum: '行和', T: '序列长度 T', heads: '头数',
   },
   en: {
     title: 'Attention Lab',
@@ -61,8 +65,12 @@ export const shared = {
     on: 'on', off: 'off',
     nan: 'NaN',
     cellValue: '{label}: row {row}, column {col} = {value}',
+    cellAxes: '{label}: receiver t = {row}, source j = {col}: {value}',
+    axesSelf: 'row t receives (query) · column j gives (key, the source)',
+    axesCross: 'row t: a receiving position on the output side (query, T_out of them) · column j: a source position on the encoder side (key, T_in of them)',
     embedSource: 'From Attention Lab',
     intRange: 'Enter a whole number from {min} to {max}.',
+    seed: 'Random seed', causal: 'Causal mask', rowSum: 'row sum', T: 'Length T', heads: 'Heads',
   },
 };
 
@@ -73,22 +81,4 @@ export function makeT(lang, ...tables) {
     if (s === undefined) s = key;
     return s.replace(/\{(\w+)\}/g, (_, k) => (params[k] !== undefined ? String(params[k]) : `{${k}}`));
   };
-}
-
-// The core's messages are English. These patterns cover what a student can trigger on the page;
-// anything else is shown as the core wrote it.
-const zhErrors = [
-  [/heads = (\d+) does not divide the projected width D = (\d+)/, '头数 $1 不能整除投影宽度 D = $2。'],
-  [/T = (\d+) is past the learned table's tMax = (\d+) rows/, 'T = $1 超过了学习式位置表的 T_max = $2 行：位置 $2 及之后没有对应的行。'],
-  [/(\w+) must have shape \(C, D\) with C = (\d+) \(the last axis of x \(([\d, ]+)\)\), got \(([\d, ]+)\)/,
-    '$1 的形状应为 (C, D)，其中 C = $2（x 的最后一维，x 为 ($3)），实际为 ($4)。'],
-  [/wq, wk and wv must have the same shape \(C, D\), got (.*)/, 'wq、wk、wv 的形状必须相同 (C, D)，实际为 $1。'],
-  [/every value must be a finite number.*got (\S+) at \[([\d, ]+)\]/, '所有数值必须是有限数，位置 [$2] 处为 $1。'],
-  [/more than the limit of (\d+)/, '张量超过了 $1 个元素的上限。'],
-];
-
-export function translateError(lang, message) {
-  if (lang !== 'zh') return message;
-  for (const [re, zh] of zhErrors) if (re.test(message)) return message.replace(new RegExp(`^.*?${re.source}.*$`), zh) + `（${message}）`;
-  return message;
 }

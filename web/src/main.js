@@ -1,28 +1,17 @@
-// The lab page: header (title, language, contents), the seven sections and the exercises, each
-// mounted from its controller. State lives in the URL (see state.js); `?embed=18.3` shows one
-// section alone, sized for an iframe, and tells the parent page its height.
+// The lab page: header (title, language, contents) and the sections of sections/index.js, mounted
+// by mountLab() (mount.js) with the state in the URL; `?embed=18.3` shows one section alone,
+// sized for an iframe, and tells the parent page its height; `?solutions=0` hides the exercises'
+// hints, solutions and diagnoses.
 import 'katex/dist/katex.min.css';
 import './style.css';
-import { compileCore, loadCore } from '../../wasm/js/index.js';
 import { h } from './widgets/dom.js';
 import { LANGS, makeT } from './i18n.js';
-import { readSection, writeSection } from './state.js';
-import { mountSection, anchorId } from './section.js';
+import { anchorId } from './section.js';
+import { mountLab, sharedCore, SECTIONS } from './mount.js';
 import { exercises } from './exercises.js';
-import s181 from './sections/s18-1.js';
-import s182 from './sections/s18-2.js';
-import s183 from './sections/s18-3.js';
-import s184 from './sections/s18-4.js';
-import s185 from './sections/s18-5.js';
-import s186 from './sections/s18-6.js';
-import s187 from './sections/s18-7.js';
-import s188 from './sections/s18-8.js';
-import sEx from './sections/exercises.js';
+import { startCourse } from './course.js';
+import { renderWorksheet } from './worksheet.js';
 import trainText from '../../lessons/data/train.txt?raw';
-
-const SECTIONS = [s181, s182, s183, s184, s185, s186, s187, s188, sEx];
-const lessonFiles = import.meta.glob('../../lessons/*/*.md', { eager: true, import: 'default' });
-const lessonFor = (lang, id) => lessonFiles[`../../lessons/${lang}/${id}.md`];
 
 const app = document.getElementById('app');
 const params = new URLSearchParams(location.search);
@@ -33,6 +22,9 @@ const t = makeT(lang);
 const notices = [];
 if (params.has('lang') && !LANGS.includes(params.get('lang'))) notices.push('lang');
 if (params.has('embed') && !embedded) notices.push('embed');
+// the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM), paper
+const course = startCourse({ params, lang, sections: SECTIONS, shown: embedded ? [embedded] : SECTIONS, exercises });
+notices.push(...course.rejected);
 
 document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 document.title = t('title');
@@ -57,42 +49,49 @@ function header() {
 
 function toc() {
   return h('nav.toc', { 'aria-label': t('contents') }, h('h2', {}, t('contents')), h('ol', {},
-    SECTIONS.map((s) => h('li', {}, h('a', { href: `#${anchorId(s.id)}` }, lessonFor(lang, s.id).title)))));
+    SECTIONS.map((s) => h('li', {}, h('a', { href: `#${anchorId(s.id)}` }, s.lessons[lang].title)))));
 }
 
 async function main() {
-  const loading = h('p.loading', { role: 'status' }, t('loading'));
+  if (course.options.print) { worksheet(); return; }
   if (embedded) document.body.classList.add('embed');
   else app.append(header(), toc());
-  const main = h('main', {}, loading);
-  app.append(main);
-  let core, coreModule;
+  const root = h('main');
+  app.append(root);
+  const lab = await mountLab(root, {
+    lang, params, notices, onState: writeUrl,
+    sections: embedded ? [embedded.id] : SECTIONS.map((s) => s.id),
+    exerciseOptions: course.exerciseOptions,
+  });
+  if (!lab.sections.length) return;
+  course.attach(root, Object.fromEntries(lab.sections.map((s) => [s.id, s.el])));
+  for (const text of course.notices) root.prepend(h('p.notice', { role: 'status' }, text));
+  performance.mark('attention-lab:interactive');   // every section mounted and answering input
+  if (embedded) reportHeight();
+  else if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+}
+
+// ?print=worksheet: the chosen sections' exercises laid out for paper instead of the lab.
+async function worksheet() {
+  document.body.classList.add('worksheet-mode');
+  const loading = h('p.loading', { role: 'status' }, t('loading'));
+  const root = h('main', {}, loading);
+  app.append(root);
+  let core;
   try {
-    coreModule = await compileCore();   // compiled once: the page and the training worker share it
-    core = await loadCore({ module: coreModule });
+    ({ core } = await sharedCore());
   } catch (e) {
     loading.textContent = t('loadFailed', { message: e.message });
     loading.classList.add('error');
     return;
   }
   loading.remove();
-  for (const spec of embedded ? [embedded] : SECTIONS) {
-    const { state, rejected } = readSection(spec.prefix, spec.state, params);
-    notices.push(...rejected);
-    const section = mountSection(spec, {
-      core, coreModule, lang, state, resources: { trainText },
-      lesson: lessonFor(lang, spec.id),
-      exercises: exercises.filter((e) => e.section === spec.id),
-      onState(next) { writeSection(spec.prefix, spec.state, next, params); writeUrl(); },
-    });
-    main.append(section.el);
-  }
-  performance.mark('attention-lab:interactive');   // every section mounted and answering input
+  const sheet = renderWorksheet({ core, lang, sections: SECTIONS, exercises, params, options: course.options, resources: { trainText } });
+  root.append(sheet.el);
+  notices.push(...sheet.rejected);
   if (notices.length) {
-    main.prepend(h('p.notice', { role: 'status' }, t('urlNotice', { names: [...new Set(notices)].map((n) => n.slice(0, 40)).join(', ') })));
+    root.prepend(h('p.notice', { role: 'status' }, t('urlNotice', { names: [...new Set(notices)].map((n) => n.slice(0, 40)).join(', ') })));
   }
-  if (embedded) reportHeight();
-  else if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
 }
 
 // Embedding: post only our height, to whichever page embeds us; accept nothing back.

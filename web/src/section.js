@@ -1,70 +1,106 @@
-// Mounting one section: its lesson, its lab (a small controller over shared widgets), a status
-// line, a reset button and its exercises.
+// Mounting one section of sections/index.js: its lesson, its lab (a small controller over shared
+// widgets), a status line, a reset button and its exercises.
 //
-// A controller is {prefix, lesson, strings, state: [schema], build(ctx) -> {sync, compute, paint}}:
-//   sync(state)            show the state in the editors and controls (DOM only; a view of the state in
-//                          another layout, such as nn.Linear's (d, C), is still asked of the core)
+// A controller module exports {strings: {zh, en}, state: [schema], errors, build(ctx) -> {sync, compute, paint}}:
+//   build(ctx)             make the widgets: the state's through ctx.editor / ctx.integer / ctx.select ...
+//                          (schema-widgets.js; they show the state by themselves), the rest directly
+//   sync(state)            optional: show what else the state decides (visibility, a view of the state in
+//                          another layout, which is still asked of the core); DOM only
 //   compute(state, core)   every number, from the core (no DOM); throws the core's Error
 //   paint(result, state)   draw the result (DOM only, no math)
-// Every change goes the same way: update state, serialize it to the URL, sync, compute, paint.
-// If compute throws, nothing is painted: the last good result stays, and the status explains.
+//   errors                 optional: which state key's widget owns a core error, by the error's argument
+//                          (params.arg or params.other, e.g. 'opts.wk') or by its code: {'opts.wk': 'wk',
+//                          overflow: ['x', 'wq']}; of several, the one the student changed last
+//   destroy()              optional: release what the view holds (a worker) when the section is removed
+// Every change goes the same way: update state (kept inside its limits), serialize it to the URL,
+// sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
+// core's error, in the page's language (messages.js), appears beside the widget that owns it, or
+// in the section's status line when no visible widget does.
 import { h } from './widgets/dom.js';
-import { makeT, translateError } from './i18n.js';
-import { defaults } from './state.js';
+import { makeT } from './i18n.js';
+import { errorMessage } from './messages.js';
+import { defaults, fitState } from './state.js';
+import { schemaWidgets } from './schema-widgets.js';
 import { mountExercise } from './exercise-view.js';
 
-export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState }) {
-  const t = makeT(lang, spec.strings);
-  const lab = h('div.lab');
-  const status = h('p.status', { role: 'status', 'aria-live': 'polite' });
+export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, exerciseOptions }) {
+  const { controller } = spec;
+  const schema = controller?.state ?? [];
+  const t = makeT(lang, controller?.strings);
   const anchor = anchorId(spec.id);
   const headingId = `${anchor}-title`;
   const el = h('section.lab-section', { id: anchor, 'aria-labelledby': headingId, 'data-section': spec.id },
     h('h2', { id: headingId }, lesson.title),
-    h('div.lesson'),
-    lab,
-    status);
+    h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
+  const view = controller ? mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState }) : null;
+  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
+  // the exercises section's own title already says "Exercises": no second heading there
+  if (ex.length) el.append(h('div.exercises', {}, spec.id === 'exercises' ? null : h('h3', {}, t('exercises')), ex));
+  return { el, destroy: () => view?.destroy?.() };
+}
+
+function mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState }) {
+  const lab = h('div.lab');
+  const status = h('p.status', { role: 'status', 'aria-live': 'polite' });
+  el.append(lab, status);
 
   let state = structuredClone(initial);
+  let changed = [];         // the keys of the last change, to place an error beside the control just used
+  const shown = [];         // widgets built from the schema: shown the state on every run
+  const widgets = new Map();   // state key -> its widget
   const ctx = {
     t, lang, core, coreModule, resources, lab,
     /** Recompute and repaint with the same state (for results that arrive later, e.g. from a worker). */
     refresh() { run(); },
     /** Merge a patch into the state and recompute. */
     set(patch) {
-      state = { ...state, ...patch };
+      state = fitState(schema, { ...state, ...patch });
+      changed = Object.keys(patch);
       onState(state);
       run();
     },
     get state() { return state; },
   };
-  const controller = spec.build(ctx);
+  Object.assign(ctx, schemaWidgets(ctx, schema, (key, widget, show) => {
+    shown.push(show);
+    widgets.set(key, widget);
+    return widget;
+  }));
+  const view = controller.build(ctx);
+
+  /** The visible widget that owns a core error, or undefined. */
+  function ownerOf(e) {
+    const keys = [e.params?.arg, e.params?.other, e.code].flatMap((k) => [].concat(controller.errors?.[k] ?? []))
+      .filter((k) => widgets.get(k) && !widgets.get(k).el.closest('[hidden]'));
+    return widgets.get(keys.find((k) => changed.includes(k)) ?? keys[0]);
+  }
 
   function run() {
-    controller.sync(state);
+    for (const show of shown) show(state);
+    for (const w of widgets.values()) w.invalid?.(null);
+    view.sync?.(state);
     let result;
     try {
-      result = controller.compute(state, core);
+      result = view.compute(state, core);
     } catch (e) {
-      status.replaceChildren(h('strong', {}, t('coreError')), ' ', translateError(lang, e.message));
-      status.classList.add('error');
+      const text = errorMessage(lang, e);
+      const owner = ownerOf(e);
+      if (owner) owner.invalid(`${text} ${t('cellKeep')}`);
+      status.replaceChildren(...(owner ? [] : [h('strong', {}, t('coreError')), ' ', text]));
+      status.classList.toggle('error', !owner);
       el.classList.add('has-error');
       return;
     }
     status.replaceChildren();
     status.classList.remove('error');
     el.classList.remove('has-error');
-    controller.paint(result, state);
+    view.paint(result, state);
   }
 
-  if (spec.state.length) {
-    lab.append(h('div.section-tools', {}, h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(spec.state)) }, t('reset'))));
-  }
-  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources }));
-  if (ex.length) el.append(h('div.exercises', {}, h('h3', {}, t('exercises')), ex));
+  lab.append(h('div.section-tools', {}, h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(schema)) }, t('reset'))));
   run();
-  return { el, get state() { return state; } };
+  return view;
 }
 
 /** '18.3' -> 's18-3' (the section's element id and URL fragment); 'exercises' -> 'exercises'. */

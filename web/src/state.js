@@ -1,4 +1,9 @@
-// URL state, driven by one declarative table per section: {key, type, default, ...limits}.
+// A section's state, driven by one declarative table (its schema): {key, type, default, ...limits}.
+// The limits (min, max, options, minRows, maxRows, minCols, maxCols, maxLength) are written once,
+// here: the URL parser checks them and the widgets built from the schema (schema-widgets.js) take
+// them. An entry may narrow its limits by the rest of the state with within(state) -> {min, max}
+// (numbers), {options} (enum) or {rows, cols} (matrix, mask); fitState() keeps every value inside.
+//
 // The URL is untrusted: every value is parsed against its entry and falls back to the default
 // (with a notice) when it does not fit. Only values that differ from the default are written.
 
@@ -65,16 +70,49 @@ export function defaults(schema) {
   return Object.fromEntries(schema.map((e) => [e.key, structuredClone(e.default)]));
 }
 
-/** Read one section's state from URLSearchParams; returns {state, rejected: [param names]}. */
+/** An entry's limits in this state: its own, narrowed by within(state). */
+export const limitsOf = (entry, state) => ({ ...entry, ...entry.within?.(state) });
+
+// A value moved inside narrowed limits: numbers clamped; an enum to the largest allowed option
+// not above it (else the first); a matrix or mask cropped or padded (0, or the causal pattern).
+function fitValue(type, v, lim) {
+  switch (type) {
+    case 'int': case 'number': return Math.min(lim.max, Math.max(lim.min, v));
+    case 'enum': {
+      if (lim.options.includes(v)) return v;
+      const below = typeof v === 'number' ? lim.options.filter((o) => o <= v) : [];
+      return below.length ? Math.max(...below) : lim.options[0];
+    }
+    case 'matrix': case 'mask':
+      return Array.from({ length: lim.rows ?? v.length }, (_, i) => Array.from({ length: lim.cols ?? v[0].length },
+        (__, j) => v[i]?.[j] ?? (type === 'mask' ? Number(j <= i) : 0)));
+    default: return v;
+  }
+}
+
+/** The state with every value inside its current limits (in schema order: within may read earlier keys). */
+export function fitState(schema, state) {
+  const out = { ...state };
+  for (const e of schema) if (e.within) out[e.key] = fitValue(e.type, out[e.key], limitsOf(e, out));
+  return out;
+}
+
+/** Read one section's state from URLSearchParams; returns {state, rejected: [param names]}. A value
+ * that had to be moved inside its limits (t past T - 2, say) counts as rejected. */
 export function readSection(prefix, schema, params) {
-  const state = defaults(schema);
+  const parsed = defaults(schema);
   const rejected = [];
   for (const entry of schema) {
     const name = `${prefix}.${entry.key}`;
     if (!params.has(name)) continue;
     const r = parseValue(entry, params.get(name));
-    if (r.ok) state[entry.key] = r.value;
+    if (r.ok) parsed[entry.key] = r.value;
     else rejected.push(name);
+  }
+  const state = fitState(schema, parsed);
+  for (const entry of schema) {
+    const name = `${prefix}.${entry.key}`;
+    if (params.has(name) && !rejected.includes(name) && !same(state[entry.key], parsed[entry.key])) rejected.push(name);
   }
   return { state, rejected };
 }

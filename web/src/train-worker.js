@@ -1,18 +1,20 @@
 // Trains the character GPT off the main thread, so the page stays responsive. It receives the
-// compiled WebAssembly.Module from the page, and answers requests with messages:
-//   in:  init {module} or {bytes} | reset {text, options} | start | pause | sample {prompt, length, temperature, seed}
-//        | attention {text} | future {text, t, seed}
-//   out: ready | model {config, train, val} | progress {...} | sample | attention | future | error {message, request}
+// compiled WebAssembly.Module (or its bytes) from the page and answers the requests declared in
+// train-protocol.js. While training it posts a `progress` message after each slice of about
+// 120 ms, carrying a new evaluation point every EVAL_EVERY steps (only the new point: the page
+// keeps the history, thinned, so a message costs the same after an hour as after a minute) and
+// saying when a new sample is due (at the first evaluation, then every SAMPLE_EVERY steps).
 import { instantiateCore } from '../../wasm/js/api.js';
+import { REQUESTS, REPLIES, message, dispatcher } from './train-protocol.js';
 
-let core = null, model = null, running = false, history = [], step = 0;
-const EVAL_EVERY = 25, SAMPLE_EVERY = 100, SLICE_MS = 120;
-const post = (m) => postMessage(m);
+const EVAL_EVERY = 50, EVAL_BATCHES = 8, SAMPLE_EVERY = 200, SLICE_MS = 120;
+let core = null, model = null, running = false, step = 0, seconds = 0;
+const post = (type, fields) => postMessage(message(REPLIES, type, fields));
 
+/** The model's loss on fixed batches of each split, now: {step, seconds, train, val}. */
 function evaluate() {
-  const e = model.evaluate(4);
-  history.push({ step, train: e.train, val: e.val });
-  return e;
+  const e = model.evaluate(EVAL_BATCHES);
+  return { step, seconds, train: e.train, val: e.val };
 }
 
 function loop() {
@@ -27,58 +29,65 @@ function loop() {
     steps += 1;
     if (step % EVAL_EVERY === 0) break;
   }
-  const seconds = (performance.now() - t0) / 1000;
-  const msg = { type: 'progress', step, loss: loss / steps, stepsPerSec: steps / seconds,
-    tokensPerSec: (steps * model.config.batch * model.config.T) / seconds };
-  if (Math.floor(step / EVAL_EVERY) > Math.floor(startStep / EVAL_EVERY)) { evaluate(); msg.history = history; }
-  if (Math.floor(step / SAMPLE_EVERY) > Math.floor(startStep / SAMPLE_EVERY)) msg.sampleDue = true;
-  post(msg);
+  const trained = (performance.now() - t0) / 1000;
+  seconds += trained;
+  let point = null;
+  if (Math.floor(step / EVAL_EVERY) > Math.floor(startStep / EVAL_EVERY)) {
+    const t1 = performance.now();
+    point = evaluate();
+    seconds += (performance.now() - t1) / 1000;   // evaluating is part of the time the student waits
+  }
+  post('progress', { step, loss: loss / steps, stepsPerSec: steps / trained, tokensPerSec: (steps * model.config.batch * model.config.T) / trained,
+    seconds, point, due: (startStep < EVAL_EVERY && step >= EVAL_EVERY) || Math.floor(step / SAMPLE_EVERY) > Math.floor(startStep / SAMPLE_EVERY) });
   setTimeout(loop, 0);   // let queued requests (pause, sample, attention) in between slices
 }
 
-// A message that could not be deserialized (e.g. a WebAssembly.Module sent across origins).
-onmessageerror = () => post({ type: 'error', request: 'init', message: 'the training worker could not receive the WebAssembly core' });
+function needModel() {
+  if (!model) throw new Error('no model yet');
+  return model;
+}
 
-onmessage = async ({ data: msg }) => {
+const handle = dispatcher(REQUESTS, {
+  async init(m) {
+    core = await instantiateCore(m.module ? { module: m.module } : { wasmBinary: m.bytes });
+    post('ready');
+  },
+  reset(m) {
+    running = false;
+    model?.dispose();
+    model = null;
+    model = core.createModel(m.text, m.options);
+    step = 0;
+    seconds = 0;
+    post('model', { config: model.config, point: evaluate() });
+  },
+  start() {
+    needModel();
+    if (!running) { running = true; loop(); }
+  },
+  pause() {
+    running = false;
+    post('paused', { step });
+  },
+  sample(m) {
+    post('sample', { text: needModel().sample(m), step });
+  },
+  attention(m) {
+    post('attention', { text: m.text, maps: needModel().attention(m.text), step });
+  },
+  future(m) {
+    post('future', { text: m.text, t: m.t, result: needModel().futureCheck(m.text, { t: m.t, seed: m.seed }), step });
+  },
+});
+
+// A message that could not be deserialized (e.g. a WebAssembly.Module sent across origins).
+onmessageerror = () => post('error', { request: 'init', message: 'the training worker could not receive the WebAssembly core', code: null, params: null });
+
+onmessage = async ({ data }) => {
   try {
-    switch (msg.type) {
-      case 'init':
-        core = await instantiateCore(msg.module ? { module: msg.module } : { wasmBinary: msg.bytes });
-        post({ type: 'ready' });
-        break;
-      case 'reset':
-        running = false;
-        model?.dispose();
-        model = null;
-        history = [];
-        model = core.createModel(msg.text, msg.options);
-        step = 0;
-        evaluate();
-        post({ type: 'model', config: model.config, history });
-        break;
-      case 'start':
-        if (!model) throw new Error('no model yet');
-        if (!running) { running = true; loop(); }
-        break;
-      case 'pause':
-        running = false;
-        post({ type: 'paused', step });
-        break;
-      case 'sample':
-        if (!model) throw new Error('no model yet');
-        post({ type: 'sample', text: model.sample(msg), step });
-        break;
-      case 'attention':
-        post({ type: 'attention', text: msg.text, maps: model.attention(msg.text), step });
-        break;
-      case 'future':
-        post({ type: 'future', text: msg.text, t: msg.t, result: model.futureCheck(msg.text, { t: msg.t, seed: msg.seed }), step });
-        break;
-      default:
-        throw new Error(`unknown request ${String(msg.type).slice(0, 40)}`);
-    }
+    await handle(data);
   } catch (e) {
-    if (msg.type === 'reset') running = false;
-    post({ type: 'error', request: msg.type, message: e.message });
+    if (data?.type === 'reset') running = false;
+    post('error', { request: String(data?.type).slice(0, 40), message: e.message, code: e.code ?? null, params: e.params ?? null });
   }
 };

@@ -1,8 +1,9 @@
 // Attention Lab core: causal self-attention in float64 on xtensor.
 //
 // This is the public C++ API. Every function here validates its arguments (shapes, ranks,
-// option values, finiteness) and throws attn::Error with a message that names the argument,
-// the expected and the actual shape or value. The kernels behind it assume valid input.
+// option values, finiteness) and throws attn::Error (attn/errors.hpp): a code, parameters that
+// name the argument and the expected and actual shape or value, and a message built from them.
+// The kernels behind it assume valid input.
 //
 // Dimension names (llm.c / nanoGPT): B batch, T time, C channels (model width), NH heads,
 // hs head size (hs = D / NH where D is the projected width), Tq / Tk query and key lengths.
@@ -12,12 +13,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 #include <xtensor/xarray.hpp>
+
+#include "attn/errors.hpp"
 
 namespace attn {
 
@@ -25,15 +28,12 @@ using Tensor = xt::xarray<double>;             // row-major float64, any rank
 using BoolTensor = xt::xarray<std::uint8_t>;   // 1 = allowed, 0 = masked
 using Shape = std::vector<std::size_t>;
 
-// Every rejected input throws this; what() is meant for a person.
-struct Error : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
-};
-
 // Largest tensor (input, output or intermediate) the API accepts: 2^22 float64 = 32 MiB.
 constexpr std::size_t kMaxElements = std::size_t(1) << 22;
 // gradcheck perturbs every input element twice; bound its total work.
 constexpr std::size_t kMaxGradcheckElements = 4096;
+// dotProductVariance and dropoutStats: random draws per call.
+constexpr double kMaxDraws = 5e7;
 
 std::string shape_str(const Shape& s);   // "(2, 3, 4)"
 
@@ -45,9 +45,9 @@ using OptionValue = std::variant<bool, double, std::string, Tensor, BoolTensor>;
 using Options = std::map<std::string, OptionValue>;
 
 // A shape as JS gives it (numbers), checked: integers >= 1, rank 1..kMaxRank, product equal
-// to `length` and at most kMaxElements. `name` is the argument's name for messages.
+// to `length` and at most kMaxElements. fn and arg name the function and argument for errors.
 constexpr std::size_t kMaxRank = 6;
-Shape checked_shape(const std::string& name, const std::vector<double>& dims, std::size_t length);
+Shape checked_shape(std::string_view fn, std::string_view arg, const std::vector<double>& dims, std::size_t length);
 
 // ---------------------------------------------------------------------------------------
 // Random numbers: one seed gives the same numbers natively and in WebAssembly (the normal
@@ -168,6 +168,7 @@ RowStats attention_stats(const Tensor& weights);    // natural-log entropy per r
 struct DotVariance { std::vector<double> dims, unscaled, scaled; };
 // For each d: variance of q.k over `samples` seeded draws of q, k ~ N(0, I_d), and of q.k/sqrt(d).
 DotVariance dot_product_variance(const std::vector<double>& dims, double samples, double seed);
+DotVariance dot_product_variance(const std::vector<double>& dims, const Options& opts);   // {samples = 2000, seed}
 
 struct Sharpening {
     Tensor weights;         // softmax(factor * logits)
@@ -191,8 +192,8 @@ struct PermutationOptions {
     MhaOptions mha;
     bool use_positions = false;
     PositionKind position_kind = PositionKind::Learned;
-    PositionOptions pos;
-    std::uint64_t seed = 0;   // seeds the permutation
+    PositionOptions pos;      // pos.seed seeds the learned table (option 'positionSeed')
+    std::uint64_t seed = 0;   // seeds the permutation (option 'seed'); never the identity for T >= 2
 };
 struct PermutationResult {
     double max_diff;
@@ -201,7 +202,8 @@ struct PermutationResult {
     Tensor out_of_permuted;          // attn(P x + pos) (B, T, D)
     Tensor permuted_out;             // P attn(x + pos) (B, T, D)
 };
-// max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P of the T axis.
+// max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P of the T axis, uniformly
+// random among those that are not the identity (T >= 2).
 PermutationResult permutation_check(const Tensor& x, const PermutationOptions& opts);
 PermutationResult permutation_check(const Tensor& x, const Options& opts);
 
@@ -236,8 +238,9 @@ FutureProbeResult future_probe(const Tensor& x, const Options& opts);   // {..mh
 Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
 Tensor dropout(const Tensor& x, const Options& opts);   // {p, training, seed}
 struct DropoutStats { Tensor sample_row_sums, mean_row_sums; };
-// Row sums (over the last axis) of one dropout sample, and their mean over `samples` samples.
-DropoutStats dropout_stats(const Tensor& weights, double p, std::size_t samples, std::uint64_t seed);
-DropoutStats dropout_stats(const Tensor& weights, const Options& opts);  // {p, samples, seed}
+// Row sums (over the last axis) of one dropout sample, and their mean over `samples` samples,
+// in training mode or in evaluation (where dropout is the identity: every sample is the weights).
+DropoutStats dropout_stats(const Tensor& weights, double p, std::size_t samples, std::uint64_t seed, bool training = true);
+DropoutStats dropout_stats(const Tensor& weights, const Options& opts);  // {p, samples, seed, training}
 
 }  // namespace attn

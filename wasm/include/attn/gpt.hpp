@@ -98,7 +98,7 @@ private:
 // Characters (Unicode code points) of a training text, its vocabulary and a 90/10 split.
 class CharData {
 public:
-    static constexpr std::size_t kMaxBytes = 200000, kMaxVocab = 512;
+    static constexpr std::size_t kMaxBytes = 4000000, kMaxVocab = 2048;
     CharData(const std::string& utf8, std::size_t t_max);   // errors: empty, too short for t_max, too large
     std::size_t vocab() const { return chars_.size(); }
     const std::vector<char32_t>& chars() const { return chars_; }

@@ -1,86 +1,104 @@
 // 18.1 Averaging the past as a matrix product: Y = A X with A (T, T) broadcast over the batch.
-import { matrixEditor } from '../widgets/matrix-editor.js';
 import { heatmap } from '../widgets/heatmap.js';
-import { toggle, readout } from '../widgets/controls.js';
+import { readout, button } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr, shapeText } from '../format.js';
 
 const strings = {
   zh: {
-    normalize: '每行归一化（平均），关掉则为下三角全 1（累加）',
+    norm: '每行归一化（平均），关掉则为下三角全 1（累加）',
     batch: '批大小 B = 2（同一个 A 广播给两条序列）',
-    x0: '序列 0 的 X', x1: '序列 1 的 X',
+    x: '序列 0 的 X', x2: '序列 1 的 X',
     A: '权重矩阵 A', y0: '序列 0 的 Y = A X', y1: '序列 1 的 Y = A X', loop: '循环版：out[t] = X[0..t] 的均值',
-    rowSum: '行和',
-    maxDiff: '循环版与矩阵版的最大差异', notAverage: '未归一化时 Y 是累加，不是平均，不与循环版比较',
+    loopSum: '循环版：out[t] = X[0..t] 之和（不归一化时循环做的是累加）',
+    maxDiff: '循环版与矩阵版的最大差异', chapter: '教材在 float64 下实测',
+    nonInteger: '换成非整数的 X（重现教材的 2.22e−16）',
+    diffZeroChapter: '严格为 0：对这个 X，两条路线舍入到同一批浮点数。只有 1/3 这样的权重在二进制里不精确；教材的 X 只含 0、2、4，舍入后的 1/3 乘以它们是精确的（乘 2 的幂），加起来又恰好舍回真实的平均值。换成非整数的例子，就能看到教材的 2.22e−16。',
+    diffZero: '严格为 0：对这个 X，两条路线恰好舍入到同一批浮点数。',
+    sumRounding: '差在最后几位：循环版和矩阵版把同样的数按不同的顺序相加，舍入不同。',
+    diffRounding: '差在最后几位：循环版先把各行相加、最后除一次；矩阵版先把每行乘以舍入过的 1/(t+1)（1/3 在二进制里不精确）再相加，两者舍入不同。教材的 2.22e−16 也是这样的浮点舍入，不是错误。',
     xShape: 'X 的形状', yShape: 'Y 的形状',
   },
   en: {
-    normalize: 'Normalize each row (an average); off: plain lower-triangular ones (running sums)',
+    norm: 'Normalize each row (an average); off: plain lower-triangular ones (running sums)',
     batch: 'Batch B = 2 (one A broadcast over both sequences)',
-    x0: 'X of sequence 0', x1: 'X of sequence 1',
+    x: 'X of sequence 0', x2: 'X of sequence 1',
     A: 'Weight matrix A', y0: 'Y = A X, sequence 0', y1: 'Y = A X, sequence 1', loop: 'Loop: out[t] = mean of X[0..t]',
-    rowSum: 'row sum',
-    maxDiff: 'Max difference, loop vs matrix', notAverage: 'Without normalizing, Y is a running sum, not an average: no loop comparison',
+    loopSum: 'Loop: out[t] = sum of X[0..t] (without normalizing, the loop adds)',
+    maxDiff: 'Max difference, loop vs matrix', chapter: 'the chapter measured (float64)',
+    nonInteger: 'Try a non-integer X (the chapter\'s 2.22e−16)',
+    diffZeroChapter: 'Exactly 0: for this X both routes round to the same doubles. Only weights such as 1/3 are inexact in binary, and the chapter\'s X holds just 0, 2 and 4: the rounded 1/3 times these is exact (a power of two), and the products add up to a value that rounds back to the true mean. The non-integer example shows the chapter\'s 2.22e−16.',
+    diffZero: 'Exactly 0: for this X both routes happen to round to the same doubles.',
+    sumRounding: 'A difference in the last bits: the loop and the matrix add the same numbers in a different order, and round differently.',
+    diffRounding: 'A difference in the last bits: the loop adds the rows and divides once, the matrix multiplies every row by a rounded 1/(t+1) (1/3 is not exact in binary) and then adds, so the two round differently. The chapter\'s 2.22e−16 is this kind of floating-point rounding, not a bug.',
     xShape: 'shape of X', yShape: 'shape of Y',
   },
 };
 
-/** x2 follows x's shape (cropped or padded with zeros) so the batch is always rectangular. */
-const fit = (x2, x) => x.map((r, i) => r.map((_, j) => x2[i]?.[j] ?? 0));
+const CHAPTER_X = [[2, 0], [0, 4], [4, 2]];
+// A non-integer X whose loop and matrix averages differ by exactly 2^-52 = 2.220446049250313e-16,
+// the chapter's figure (tests/web/lesson-fidelity.test.mjs checks the core gives exactly that).
+const NON_INTEGER_X = [[0.8, 0.2], [0.9, 0.4], [0.7, 0.1]];
 
 export default {
-  id: '18.1', prefix: 's1', strings,
+  strings,
   state: [
-    { key: 'x', type: 'matrix', default: [[2, 0], [0, 4], [4, 2]], maxRows: 10, maxCols: 6 },
-    { key: 'x2', type: 'matrix', default: [[1, 3], [5, -1], [0, 2]], maxRows: 10, maxCols: 6 },
+    { key: 'x', type: 'matrix', default: CHAPTER_X, maxRows: 10, maxCols: 6 },
+    // the second sequence follows x's shape (cropped or padded with zeros): the batch is rectangular
+    { key: 'x2', type: 'matrix', default: [[1, 3], [5, -1], [0, 2]], maxRows: 10, maxCols: 6, within: (s) => ({ rows: s.x.length, cols: s.x[0].length }) },
     { key: 'norm', type: 'bool', default: true },
     { key: 'batch', type: 'bool', default: false },
   ],
+  errors: { overflow: ['x', 'x2'] },
   build(ctx) {
     const { t } = ctx;
-    const x0 = matrixEditor({ t, name: 'x0', label: t('x0'), names: ['T', 'C'], maxRows: 10, maxCols: 6,
-      onChange: (v) => ctx.set({ x: v, x2: fit(ctx.state.x2, v) }) });
-    const x1 = matrixEditor({ t, name: 'x1', label: t('x1'), names: ['T', 'C'], resizeRows: false, resizeCols: false,
-      onChange: (v) => ctx.set({ x2: v }) });
-    const norm = toggle({ name: 'norm', label: t('normalize'), onChange: (v) => ctx.set({ norm: v }) });
-    const batch = toggle({ name: 'batch', label: t('batch'), onChange: (v) => ctx.set({ batch: v }) });
-    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true });
+    const x0 = ctx.editor('x', { names: ['T', 'C'] });
+    const x1 = ctx.editor('x2', { names: ['T', 'C'] });
+    const norm = ctx.toggle('norm');
+    const batch = ctx.toggle('batch');
+    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true, axes: 'self' });
     const y0 = heatmap({ t, name: 'y0', label: t('y0'), names: ['T', 'C'] });
     const y1 = heatmap({ t, name: 'y1', label: t('y1'), names: ['T', 'C'] });
     const loop = heatmap({ t, name: 'loop', label: t('loop'), names: ['T', 'C'] });
     const out = readout({ name: 'diff' });
+    const diffNote = h('p.note.diff-note');
+    const example = button({ label: t('nonInteger'), onClick: () => ctx.set({ x: NON_INTEGER_X }) });
     const xBadge = h('p.shape-line'), yBadge = h('p.shape-line');
+    // each operator is grouped with its operand, so a narrow screen never leaves "×" or "=" alone on a line
+    const op = (sign, ...operand) => h('div.term', {}, h('span.op', { 'aria-hidden': 'true' }, sign), h('div.stack', {}, ...operand));
     ctx.lab.append(
       h('div.controls', {}, norm.el, batch.el),
-      h('div.product', {}, A.el, h('span.op', { 'aria-hidden': 'true' }, '×'), h('div.stack', {}, x0.el, x1.el, xBadge),
-        h('span.op', { 'aria-hidden': 'true' }, '='), h('div.stack', {}, y0.el, y1.el, yBadge)),
-      h('div.compare', {}, loop.el, out.el));
+      h('div.product', {}, A.el, op('×', x0.el, x1.el, xBadge), op('=', y0.el, y1.el, yBadge)),
+      h('div.compare', {}, loop.el, out.el, diffNote, h('div.controls', {}, example)));
     return {
       sync(s) {
-        x0.set(s.x);
-        x1.set(fit(s.x2, s.x));
         x1.el.hidden = y1.el.hidden = !s.batch;
-        norm.set(s.norm);
-        batch.set(s.batch);
       },
       compute(s, core) {
-        const X = tensor(s.batch ? [s.x, fit(s.x2, s.x)] : [s.x]);   // (B, T, C)
+        const X = tensor(s.batch ? [s.x, s.x2] : [s.x]);             // (B, T, C)
         const A = core.averagingMatrix(s.x.length, { normalize: s.norm });
         const Y = core.matmul(A, X);                                 // (T, T) x (B, T, C) -> (B, T, C)
-        const loop = core.causalAverage(X, { method: 'loop' });
-        return { X, A, Y, loop, rowSums: core.sum(A, { dim: -1 }), diff: s.norm ? core.maxAbsDiff(loop, Y) : null };
+        // the loop: out[t] = mean of X[0..t], or without normalizing the sum of X[0..t] (the core sums
+        // the rows up to t, one call per t; the page only picks the rows)
+        const rows = s.batch ? [s.x, s.x2] : [s.x];
+        const loop = s.norm ? core.causalAverage(X, { method: 'loop' })
+          : tensor(rows.map((_, b) => rows[b].map((__, t) => Array.from(core.sum(tensor(rows[b].slice(0, t + 1)), { dim: 0 }).data))));
+        return { X, A, Y, loop, rowSums: core.sum(A, { dim: -1 }), diff: core.maxAbsDiff(loop, Y) };
       },
       paint(r, s) {
         const sums = values(r.rowSums);
         A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarksLabel: t('rowSum') });
         y0.set(matrixAt(r.Y, 0));
         if (s.batch) y1.set(matrixAt(r.Y, 1));
-        loop.set(matrixAt(r.loop, 0));
+        loop.set(matrixAt(r.loop, 0), { label: t(s.norm ? 'loop' : 'loopSum') });
         xBadge.textContent = `${t('xShape')} ${shapeText(['B', 'T', 'C'], r.X.shape)}`;
         yBadge.textContent = `${t('yShape')} ${shapeText(['B', 'T', 'C'], r.Y.shape)}`;
-        out.set(s.norm ? [[t('maxDiff'), fmtErr(r.diff), 'diff']] : [[t('maxDiff'), t('notAverage'), 'diff']]);
+        // the chapter's figure is for the average (normalized rows)
+        out.set([[t('maxDiff'), fmtErr(r.diff), 'diff'], ...(s.norm ? [[t('chapter'), fmtErr(2.22e-16), 'chapter']] : [])]);
+        const chapterX = JSON.stringify(s.x) === JSON.stringify(CHAPTER_X);
+        diffNote.textContent = t(r.diff !== 0 ? (s.norm ? 'diffRounding' : 'sumRounding') : chapterX && s.norm ? 'diffZeroChapter' : 'diffZero');
+        example.hidden = JSON.stringify(s.x) === JSON.stringify(NON_INTEGER_X);
       },
     };
   },

@@ -1,21 +1,26 @@
 // 18.2 Masked softmax: the mask before vs after the softmax, NaN for a row with nothing allowed,
 // and which axis a softmax normalizes on (B, T, T) and (B, H, T, T) tensors.
-import { matrixEditor } from '../widgets/matrix-editor.js';
-import { maskEditor } from '../widgets/mask-editor.js';
 import { heatmap } from '../widgets/heatmap.js';
-import { choice, button, integer } from '../widgets/controls.js';
+import { button, readout } from '../widgets/controls.js';
+import { prediction } from '../widgets/predict.js';
 import { dimSelector } from '../widgets/dim-selector.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
-import { fmt } from '../format.js';
+import { fmt, fmtErr } from '../format.js';
 
 const strings = {
   zh: {
-    scores: '分数 S', mask: '遮罩（1 = 允许，0 = 遮住）', causal: '因果遮罩', none: '不遮', before: '先遮罩再 softmax（正确做法）',
-    after: '先 softmax 再把遮住的位置清零', rowSum: '行和',
+    s: '分数 S', mask: '遮罩（1 = 允许，0 = 遮住）', none: '不遮', before: '先遮罩再 softmax（正确做法）',
+    after: '先 softmax 再把遮住的位置清零',
     nanRows: '第 {rows} 行没有任何允许的位置：先填 −∞ 再做 softmax 时，分母是 0 个 e^s 之和，得到 NaN；先 softmax 再清零时，这一行全为 0。',
-    afterNote: '先 softmax 再清零：被清零的权重原本也占了分母，所以剩下的行和小于 1。',
-    dimTitle: 'softmax 沿哪一维？', tensorKind: '张量', btt: '(B, T, T)', bhtt: '(B, H, T, T)', seed: '随机种子',
+    afterNote: '先 softmax 再清零：被清零的权重原本也占了分母，所以有格子被遮住的行，剩下的和小于 1。',
+    afterNoteNone: '现在什么都没遮：两种顺序算出的权重相同，每行和都是 1。',
+    showAfter: '看看“先 softmax 再清零”的结果',
+    predictAfter: '如果先对整行做 softmax，再把遮住的格子清零，各行的和会怎样？',
+    predictOne: '每行仍然和为 1', predictLess: '有格子被遮住的行，和小于 1', predictMore: '有的行和大于 1',
+    sumsLast: '沿最后一维（来源 j）求和：注意力要求每个接收位置都是 1',
+    lastOff: '沿最后一维的和与 1 的最大偏差',
+    dimTitle: 'softmax 沿哪一维？', kind: '张量', btt: '(B, T, T)', bhtt: '(B, H, T, T)',
     sumsAlong: '沿 dim {dim} 求和（每个都是 1）',
     slice: '{axis} = {i} 的切片',
     dimLabel: 'dim {d}：{name}',
@@ -29,11 +34,17 @@ const strings = {
     explain_bhtt_3: '沿来源位置（最后一维）归一化：每一行和为 1，正确。',
   },
   en: {
-    scores: 'Scores S', mask: 'Mask (1 = allowed, 0 = masked)', causal: 'Causal mask', none: 'No mask', before: 'Mask, then softmax (the right way)',
-    after: 'Softmax, then zero the masked entries', rowSum: 'row sum',
+    s: 'Scores S', mask: 'Mask (1 = allowed, 0 = masked)', none: 'No mask', before: 'Mask, then softmax (the right way)',
+    after: 'Softmax, then zero the masked entries',
     nanRows: 'Row {rows} has no allowed position: with −∞ filled in before the softmax the denominator is a sum of no terms, so the row is NaN; zeroing after the softmax leaves the row all 0.',
-    afterNote: 'Softmax first, then zeroing: the zeroed weights also took part in the denominator, so what remains sums to less than 1.',
-    dimTitle: 'Along which dim does the softmax normalize?', tensorKind: 'Tensor', btt: '(B, T, T)', bhtt: '(B, H, T, T)', seed: 'Random seed',
+    afterNote: 'Softmax first, then zeroing: the zeroed weights also took part in the denominator, so a row with masked entries keeps less than 1.',
+    afterNoteNone: 'Nothing is masked now: both orders give the same weights, and every row sums to 1.',
+    showAfter: 'Show what softmax-then-zero gives',
+    predictAfter: 'If the softmax runs over the whole row first and the masked entries are zeroed afterwards, what happens to the row sums?',
+    predictOne: 'every row still sums to 1', predictLess: 'rows with masked entries sum to less than 1', predictMore: 'some rows sum to more than 1',
+    sumsLast: 'Sums along the last dim (the sources j): attention needs 1 for every receiver',
+    lastOff: 'largest |sum − 1| along the last dim',
+    dimTitle: 'Along which dim does the softmax normalize?', kind: 'Tensor', btt: '(B, T, T)', bhtt: '(B, H, T, T)',
     sumsAlong: 'Sums along dim {dim} (each is 1)',
     slice: 'slice {axis} = {i}',
     dimLabel: 'dim {d}: {name}',
@@ -49,69 +60,77 @@ const strings = {
 };
 
 const causal = (T, Tk) => Array.from({ length: T }, (_, i) => Array.from({ length: Tk }, (_, j) => (j <= i ? 1 : 0)));
-const fitMask = (m, s) => s.map((r, i) => r.map((_, j) => m[i]?.[j] ?? (j <= i ? 1 : 0)));
 const AXES = { btt: ['axB', 'axTq', 'axTk'], bhtt: ['axB', 'axH', 'axTq', 'axTk'] };
 
 export default {
-  id: '18.2', prefix: 's2', strings,
+  strings,
   state: [
     { key: 's', type: 'matrix', default: [[1, 2, 0], [0.5, 1, 3], [2, 0, 1]], maxRows: 8, maxCols: 8 },
-    { key: 'mask', type: 'mask', default: causal(3, 3), maxRows: 8 },
+    // the mask follows the scores' shape (new cells causal)
+    { key: 'mask', type: 'mask', default: causal(3, 3), maxRows: 8, within: (st) => ({ rows: st.s.length, cols: st.s[0].length }) },
     { key: 'kind', type: 'enum', options: ['btt', 'bhtt'], default: 'btt' },
-    { key: 'dim', type: 'enum', options: [-1, 0, 1, 2, 3], default: -1 },
+    { key: 'dim', type: 'enum', options: [-1, 0, 1, 2, 3], default: -1, within: (st) => ({ options: AXES[st.kind].map((_, d) => d).concat(-1) }) },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
   ],
+  errors: { x: 's', overflow: 's' },
   build(ctx) {
     const { t } = ctx;
-    const scores = matrixEditor({ t, name: 'scores', label: t('scores'), names: ['T', 'T'], maxRows: 8, maxCols: 8,
-      onChange: (v) => ctx.set({ s: v, mask: fitMask(ctx.state.mask, v) }) });
-    const mask = maskEditor({ t, name: 'mask', label: t('mask'), onChange: (v) => ctx.set({ mask: v }) });
+    const scores = ctx.editor('s', { names: ['T', 'T'], axes: 'self' });
+    const mask = ctx.editor('mask');
     const presets = h('div.controls', {},
       button({ label: t('causal'), onClick: () => ctx.set({ mask: causal(ctx.state.s.length, ctx.state.s[0].length) }) }),
       button({ label: t('none'), onClick: () => ctx.set({ mask: ctx.state.s.map((r) => r.map(() => 1)) }) }));
-    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true });
-    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true });
+    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true, axes: 'self' });
+    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true, axes: 'self' });
+    // the other order is shown once the student has predicted what it does (or skipped)
+    let revealed = false;
+    const predictAfter = prediction({ lang: ctx.lang, name: 'predict-after', question: t('predictAfter'),
+      options: [{ value: 'one', label: t('predictOne') }, { value: 'less', label: t('predictLess') }, { value: 'more', label: t('predictMore') }] });
+    const showAfter = button({ label: t('showAfter'), className: 'show-after',
+      onClick: () => { showAfter.hidden = true; predictAfter.ask(() => { revealed = true; ctx.refresh(); }); } });
     const nanNote = h('p.note.nan-note', { role: 'note' });
-    const kind = choice({ name: 'kind', label: t('tensorKind'), options: [{ value: 'btt', label: t('btt') }, { value: 'bhtt', label: t('bhtt') }],
-      onChange: (v) => ctx.set({ kind: v, dim: -1 }) });
-    const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
+    const kind = ctx.choice('kind', { onChange: (v) => ctx.set({ kind: v, dim: -1 }) });
+    const seed = ctx.integer('seed');
     const dims = dimSelector({ label: t('dimTitle'), onChange: (v) => ctx.set({ dim: v }) });
     const explain = h('p.note.dim-explain', { role: 'status' });
     const slices = h('div.slices');
-    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true }));
+    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true, axes: 'self' }));
     slices.append(...sliceMaps.map((m) => m.el));
     const sums = heatmap({ t, name: 'sums', label: '', names: null, digits: 6 });
+    const sumsLast = heatmap({ t, name: 'sums-last', label: t('sumsLast'), names: null, digits: 6 });
+    const lastOff = readout({ name: 'last-off' });
     ctx.lab.append(
       h('div.row', {}, h('div.stack', {}, scores.el), h('div.stack', {}, mask.el, presets)),
-      h('div.row', {}, before.el, after.el),
+      h('div.row', {}, before.el, h('div.stack', {}, after.el, showAfter, predictAfter.el)),
       nanNote,
       h('h3', {}, t('dimTitle')),
       h('div.controls', {}, kind.el, seed.el),
-      dims.el, explain, slices, sums.el);
+      dims.el, explain, slices, h('div.row', {}, sumsLast.el, sums.el), lastOff.el);
     return {
       sync(s) {
-        scores.set(s.s);
-        mask.set(fitMask(s.mask, s.s));
-        kind.set(s.kind);
-        seed.set(s.seed);
         const axes = AXES[s.kind];
         dims.set([...axes.map((a, d) => ({ value: d, label: t('dimLabel', { d, name: t(a) }) })), { value: -1, label: t('dimLabel', { d: -1, name: t('axTk') }) }], s.dim);
       },
       compute(s, core) {
         const S = tensor(s.s);
-        const m = fitMask(s.mask, s.s);
-        const maskT = { shape: [m.length, m[0].length], data: Uint8Array.from(m.flat()) };
+        const maskT = { shape: [s.mask.length, s.mask[0].length], data: Uint8Array.from(s.mask.flat()) };
         const before = core.softmax(S, { mask: maskT, maskOrder: 'before' });
         const after = core.softmax(S, { mask: maskT, maskOrder: 'after' });
         const demo = core.randn(s.kind === 'btt' ? [2, 3, 3] : [1, 2, 3, 3], s.seed);
         const w = core.softmax(demo, { dim: s.dim });
-        return { before, after, beforeSums: core.sum(before, { dim: -1 }), afterSums: core.sum(after, { dim: -1 }),
-          w, wSums: core.sum(w, { dim: s.dim }) };
+        const ones = (tt) => ({ shape: tt.shape, data: new Float64Array(tt.data.length).fill(1) });
+        const afterSums = core.sum(after, { dim: -1 }), lastSums = core.sum(w, { dim: -1 });
+        return { before, after, beforeSums: core.sum(before, { dim: -1 }), afterSums, afterOff: core.maxAbsDiff(afterSums, ones(afterSums)),
+          w, wSums: core.sum(w, { dim: s.dim }), lastSums, lastOff: core.maxAbsDiff(lastSums, ones(lastSums)) };
       },
       paint(r, s) {
         const marks = (sumT) => Object.fromEntries(values(sumT).map((v, i) => [i, fmt(v, 3)]));
         before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarksLabel: t('rowSum') });
-        after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarksLabel: t('rowSum'), note: t('afterNote') });
+        const masked = s.mask.some((row) => row.includes(0));
+        after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarksLabel: t('rowSum'), note: t(masked ? 'afterNote' : 'afterNoteNone') });
+        after.el.hidden = !revealed;
+        showAfter.hidden = revealed || predictAfter.open;
+        if (predictAfter.waiting) predictAfter.settle(r.afterOff > 1e-12 ? 'less' : 'one');
         nanNote.hidden = r.before.maskedRows.length === 0;
         nanNote.textContent = t('nanRows', { rows: r.before.maskedRows.map((idx) => idx.join(', ')).join('; ') });
         const d = s.dim < 0 ? s.dim + r.w.shape.length : s.dim;
@@ -122,8 +141,13 @@ export default {
           { names: ['T', 'T'], shape: [3, 3], label: t('slice', { axis, i }) }));
         explain.textContent = t(`explain_${s.kind}_${d}`);
         explain.className = `note dim-explain ${d === r.w.shape.length - 1 ? 'good' : 'bad'}`;
-        const sumRows = r.wSums.shape.length === 1 ? [values(r.wSums)] : matrixAt(r.wSums, ...Array(r.wSums.shape.length - 2).fill(0));
-        sums.set(sumRows, { shape: r.wSums.shape, names: null, label: t('sumsAlong', { dim: s.dim }) });
+        const rowsOf = (tt) => (tt.shape.length === 1 ? [values(tt)] : matrixAt(tt, ...Array(tt.shape.length - 2).fill(0)));
+        // what attention needs (sums over the sources) beside what this softmax normalized (the chosen dim)
+        sumsLast.set(rowsOf(r.lastSums), { shape: r.lastSums.shape, names: s.kind === 'btt' ? ['B', 'T'] : ['B', 'H', 'T'] });
+        const last = d === r.w.shape.length - 1;
+        sums.el.hidden = last;
+        sums.set(rowsOf(r.wSums), { shape: r.wSums.shape, names: null, label: t('sumsAlong', { dim: s.dim }) });
+        lastOff.set([[t('lastOff'), fmtErr(r.lastOff), last ? 'good' : 'bad']]);
       },
     };
   },

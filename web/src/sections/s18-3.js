@@ -1,24 +1,27 @@
 // 18.3 Q, K, V: three projections of the same X, scores S = Q K^T / sqrt(d), weights, output.
 // Weights are stored in math layout (C, d); the editors can show them as nn.Linear stores them (d, C).
-import { matrixEditor } from '../widgets/matrix-editor.js';
 import { heatmap } from '../widgets/heatmap.js';
-import { choice, toggle } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
+import { prediction } from '../widgets/predict.js';
 import { tensor, toNested, matrixAt } from '../tensors.js';
 
 const strings = {
   zh: {
-    x: '输入 X', layout: '权重的显示方式', math: '数学布局 (C, d)：Q = X W', linear: 'nn.Linear 存储布局 (d, C)：Q = X Wᵀ',
-    causal: '因果遮罩', S: '分数 S = Q Kᵀ / √d（遮罩前）', A: '权重 A = softmax(S + M)', Y: '输出 Y = A V',
+    x: '输入 X', wq: 'W_Q', wk: 'W_K', wv: 'W_V', layout: '权重的显示方式', math: '数学布局 (C, d)：Q = X W', linear: 'nn.Linear 存储布局 (d, C)：Q = X Wᵀ',
+    S: '分数 S = Q Kᵀ / √d（遮罩前）', A: '权重 A = softmax(S + M)', Y: '输出 Y = A V',
+    predictCausal: '切换之后，位置 0 留给自己的权重 A[0, 0] 是多少？',
+    selfAll: '全部：A[0, 0] = 1', selfPart: '只是一部分：A[0, 0] < 1',
   },
   en: {
-    x: 'Input X', layout: 'Show the weights in', math: 'math layout (C, d): Q = X W', linear: 'nn.Linear storage (d, C): Q = X Wᵀ',
-    causal: 'Causal mask', S: 'Scores S = Q Kᵀ / √d (before the mask)', A: 'Weights A = softmax(S + M)', Y: 'Output Y = A V',
+    x: 'Input X', wq: 'W_Q', wk: 'W_K', wv: 'W_V', layout: 'Show the weights in', math: 'math layout (C, d): Q = X W', linear: 'nn.Linear storage (d, C): Q = X Wᵀ',
+    S: 'Scores S = Q Kᵀ / √d (before the mask)', A: 'Weights A = softmax(S + M)', Y: 'Output Y = A V',
+    predictCausal: 'After this switch, how much of its weight does position 0 keep on itself (A[0, 0])?',
+    selfAll: 'all of it: A[0, 0] = 1', selfPart: 'only part: A[0, 0] < 1',
   },
 };
 
 export default {
-  id: '18.3', prefix: 's3', strings,
+  strings,
   state: [
     { key: 'x', type: 'matrix', default: [[2, 0], [0, 4], [4, 2]], maxRows: 64, maxCols: 6 },
     { key: 'wq', type: 'matrix', default: [[0.3, 0.1], [0, 0.3]], maxRows: 6, maxCols: 6 },
@@ -27,40 +30,34 @@ export default {
     { key: 'layout', type: 'enum', options: ['math', 'linear'], default: 'math' },
     { key: 'causal', type: 'bool', default: true },
   ],
+  errors: { x: 'x', 'opts.wq': 'wq', 'opts.wk': 'wk', 'opts.wv': 'wv', overflow: ['x', 'wq', 'wk', 'wv'] },
   build(ctx) {
     const { t, core } = ctx;
-    const x = matrixEditor({ t, name: 'x', label: t('x'), names: ['T', 'C'], maxRows: 64, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
+    const x = ctx.editor('x', { names: ['T', 'C'] });
     // In linear layout the editors hold (d, C); the state always holds the math layout (C, d).
-    const weight = (key, name) => matrixEditor({ t, name: key, label: name, names: ['C', 'd'], maxRows: 6, maxCols: 6,
+    // Showing (d, C) is a transpose, done by the core like every other number on the page.
+    const weight = (key) => ctx.editor(key, { names: ['C', 'd'],
+      view: (s) => (s.layout === 'linear' ? { value: toNested(core.mathWeightToLinear(tensor(s[key]))), names: ['d', 'C'] } : null),
       onChange: (v) => ctx.set({ [key]: ctx.state.layout === 'linear' ? toNested(core.linearWeightToMath(tensor(v))) : v }) });
-    const w = { wq: weight('wq', 'W_Q'), wk: weight('wk', 'W_K'), wv: weight('wv', 'W_V') };
-    const layout = choice({ name: 'layout', label: t('layout'), options: [{ value: 'math', label: t('math') }, { value: 'linear', label: t('linear') }],
-      onChange: (v) => ctx.set({ layout: v }) });
-    const causal = toggle({ name: 'causal', label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
+    const w = { wq: weight('wq'), wk: weight('wk'), wv: weight('wv') };
+    const layout = ctx.choice('layout');
+    const predictCausal = prediction({ lang: ctx.lang, name: 'predict-causal', question: t('predictCausal'),
+      options: [{ value: 'all', label: t('selfAll') }, { value: 'part', label: t('selfPart') }] });
+    const causal = ctx.toggle('causal', { onChange: (v) => predictCausal.ask(() => ctx.set({ causal: v }), () => ctx.refresh()) });
     const maps = {
       q: heatmap({ t, name: 'q', label: 'Q = X W_Q', names: ['B', 'T', 'd'] }),
       k: heatmap({ t, name: 'k', label: 'K = X W_K', names: ['B', 'T', 'd'] }),
       v: heatmap({ t, name: 'v', label: 'V = X W_V', names: ['B', 'T', 'd'] }),
-      s: heatmap({ t, name: 's', label: t('S'), names: ['B', 'T', 'T'] }),
-      a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true }),
+      s: heatmap({ t, name: 's', label: t('S'), names: ['B', 'T', 'T'], axes: 'self' }),
+      a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true, axes: 'self' }),
       y: heatmap({ t, name: 'y', label: t('Y'), names: ['B', 'T', 'd'] }),
     };
     ctx.lab.append(
-      h('div.controls', {}, layout.el, causal.el),
+      h('div.controls', {}, layout.el, causal.el), predictCausal.el,
       h('div.row', {}, x.el, w.wq.el, w.wk.el, w.wv.el),
       h('div.row', {}, maps.q.el, maps.k.el, maps.v.el),
       h('div.row', {}, maps.s.el, maps.a.el, maps.y.el));
     return {
-      sync(s) {
-        x.set(s.x);
-        for (const key of ['wq', 'wk', 'wv']) {
-          // showing (d, C) is a transpose, done by the core like every other number on the page
-          if (s.layout === 'linear') w[key].set(toNested(core.mathWeightToLinear(tensor(s[key]))), { names: ['d', 'C'] });
-          else w[key].set(s[key]);
-        }
-        layout.set(s.layout);
-        causal.set(s.causal);
-      },
       compute(s, c) {
         return c.multiHeadAttention(tensor([s.x]), { wq: tensor(s.wq), wk: tensor(s.wk), wv: tensor(s.wv), heads: 1, causal: s.causal });
       },
@@ -72,6 +69,7 @@ export default {
         const tt = [r.scores.shape[0], r.scores.shape[2], r.scores.shape[3]];   // one head: (B, T, T)
         maps.s.set(matrixAt(r.scores, 0, 0), { shape: tt });
         maps.a.set(matrixAt(r.weights, 0, 0), { shape: tt });
+        if (predictCausal.waiting) predictCausal.settle(r.weights.data[0] === 1 ? 'all' : 'part');
         maps.y.set(matrixAt(r.out, 0), shape3(r.out));
       },
     };

@@ -1,8 +1,8 @@
 // 18.4 Why sqrt(d): multi-head attention scaled by sqrt(hs), by sqrt(C) (the classic mistake)
 // and not at all, side by side; Var(q.k) against d; softmax sharpening under a logit multiplier.
 import { heatmap } from '../widgets/heatmap.js';
-import { matrixEditor } from '../widgets/matrix-editor.js';
-import { select, toggle, integer, slider, readout } from '../widgets/controls.js';
+import { readout, button } from '../widgets/controls.js';
+import { prediction } from '../widgets/predict.js';
 import { lineChart, barChart } from '../widgets/chart.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
@@ -11,16 +11,22 @@ import { memo } from '../memo.js';
 
 const strings = {
   zh: {
-    T: '序列长度 T', C: '模型宽度 C', heads: '头数', head: '显示第几个头', causal: '因果遮罩', seed: '随机种子',
+    C: '模型宽度 C', head: '显示第几个头',
     head_scale: '除以 √hs（正确）', model_scale: '除以 √C（常见错误）', none_scale: '不缩放',
+    showScales: '看看除以 √C 和不缩放的结果',
+    predictScale: '同一个头改为除以 √C（而不是 √hs）时，它的权重会怎样？',
+    sharper: '更尖锐（更集中在少数位置）', flatter: '更平坦（更接近平均）', same: '完全一样',
     stats: '熵 / 最大权重', hs: '每个头的宽度 hs = C / 头数 = {C} / {heads}；正确的缩放是 1/√hs，错误的是 1/√C。',
     chart: 'q·k 的方差随 d 增长（q、k 各分量独立，方差 1）', d: '维度 d', variance: '方差', unscaled: 'Var(q·k)', scaled: 'Var(q·k / √d)',
     logits: 'logits', factor: 'logits 乘以', sharp: 'softmax(logits × 倍数)', times1: '× 1', timesK: '× {k}',
     maxW: '最大权重', entropy: '熵', jac: 'Jacobian 的 Frobenius 范数', table: '数据表',
   },
   en: {
-    T: 'Length T', C: 'Model width C', heads: 'Heads', head: 'Show head', causal: 'Causal mask', seed: 'Random seed',
+    C: 'Model width C', head: 'Show head',
     head_scale: 'Divide by √hs (right)', model_scale: 'Divide by √C (the classic mistake)', none_scale: 'No scaling',
+    showScales: 'Show dividing by √C and no scaling',
+    predictScale: 'If the same head divides by √C instead of √hs, what happens to its weights?',
+    sharper: 'sharper (more weight on a few positions)', flatter: 'flatter (closer to an even average)', same: 'exactly the same',
     stats: 'entropy / max weight', hs: 'Head size hs = C / heads = {C} / {heads}; the right scale is 1/√hs, the mistake 1/√C.',
     chart: 'Var(q·k) grows with d (independent unit-variance components)', d: 'width d', variance: 'variance', unscaled: 'Var(q·k)', scaled: 'Var(q·k / √d)',
     logits: 'logits', factor: 'Multiply the logits by', sharp: 'softmax(logits × factor)', times1: '× 1', timesK: '× {k}',
@@ -34,35 +40,43 @@ const DIMS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 const WSTD = { 4: 0.5, 8: 0.35355339059327373, 16: 0.25, 32: 0.1767766952966369 };
 
 export default {
-  id: '18.4', prefix: 's4', strings,
+  strings,
   state: [
     { key: 'T', type: 'int', min: 2, max: 64, default: 6 },
     { key: 'C', type: 'enum', options: [4, 8, 16, 32], default: 16 },
-    { key: 'heads', type: 'enum', options: [1, 2, 4, 8], default: 4 },
-    { key: 'head', type: 'int', min: 0, max: 7, default: 0 },
+    // heads divide C (hs = C / heads); only existing heads can be shown
+    { key: 'heads', type: 'enum', options: [1, 2, 4, 8], default: 4, within: (s) => ({ options: [1, 2, 4, 8].filter((n) => s.C % n === 0) }) },
+    { key: 'head', type: 'int', min: 0, max: 7, default: 0, within: (s) => ({ max: s.heads - 1 }) },
     { key: 'causal', type: 'bool', default: true },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
-    { key: 'logits', type: 'vector', maxCols: 10, default: [0.1, -0.2, 0.3, -0.2, 0.5] },
+    { key: 'logits', type: 'vector', minCols: 2, maxCols: 10, default: [0.1, -0.2, 0.3, -0.2, 0.5] },
     { key: 'factor', type: 'number', min: 0.5, max: 16, default: 8 },
   ],
+  errors: { logits: 'logits', overflow: ['logits', 'factor'] },
   build(ctx) {
     const { t } = ctx;
-    const T = integer({ t, name: 'T', label: t('T'), min: 2, max: 64, onChange: (v) => ctx.set({ T: v }) });
-    const C = select({ name: 'C', label: t('C'), options: [4, 8, 16, 32].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ C: v }) });
-    const heads = select({ name: 'heads', label: t('heads'), options: [1, 2, 4, 8].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ heads: v, head: 0 }) });
-    const head = integer({ t, name: 'head', label: t('head'), min: 0, max: 7, onChange: (v) => ctx.set({ head: v }) });
-    const causal = toggle({ name: 'causal', label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
-    const seed = integer({ t, name: 'seed', label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
+    const T = ctx.integer('T');
+    const C = ctx.select('C');
+    const heads = ctx.select('heads');
+    const head = ctx.select('head');
+    const causal = ctx.toggle('causal');
+    const seed = ctx.integer('seed');
     const hsLine = h('p.shape-line');
-    const maps = SCALES.map((sc) => heatmap({ t, name: `w-${sc}`, label: t(`${sc}_scale`), names: ['T', 'T'], weights: true }));
+    const maps = SCALES.map((sc) => heatmap({ t, name: `w-${sc}`, label: t(`${sc}_scale`), names: ['B', 'H', 'T', 'T'], weights: true, axes: 'self' }));
+    // √C and no scaling are shown once the student has predicted what √C does (or skipped)
+    let revealed = false;
+    const predictScale = prediction({ lang: ctx.lang, name: 'predict-scale', question: t('predictScale'),
+      options: ['sharper', 'flatter', 'same'].map((v) => ({ value: v, label: t(v) })) });
+    const showScales = button({ label: t('showScales'), className: 'show-scales',
+      onClick: () => { showScales.hidden = true; predictScale.ask(() => { revealed = true; ctx.refresh(); }); } });
     const chart = lineChart({ label: t('chart') });
-    const logits = matrixEditor({ t, name: 'logits', label: t('logits'), names: null, resizeRows: false, maxCols: 10, minCols: 2, onChange: (v) => ctx.set({ logits: v[0] }) });
-    const factor = slider({ name: 'factor', label: t('factor'), min: 0.5, max: 16, step: 0.5, format: (v) => `× ${v}`, onChange: (v) => ctx.set({ factor: v }) });
+    const logits = ctx.editor('logits');
+    const factor = ctx.slider('factor', { step: 0.5, format: (v) => `× ${v}` });
     const bars = barChart({ label: t('sharp') });
     const sharp = readout({ name: 'sharp' });
     ctx.lab.append(
       h('div.controls', {}, T.el, C.el, heads.el, head.el, causal.el, seed.el), hsLine,
-      h('div.row.three', { 'data-compare': 'scales' }, maps.map((m) => m.el)),
+      h('div.row.three', { 'data-compare': 'scales' }, maps.map((m) => m.el), h('div.stack', {}, showScales, predictScale.el)),
       chart.el,
       h('div.row', {}, h('div.stack', {}, logits.el, factor.el, sharp.el), bars.el));
     // each part is recomputed only when what it depends on changes
@@ -82,15 +96,13 @@ export default {
       return { one: core.softmaxSharpening(L, 1), k: core.softmaxSharpening(L, s.factor) };
     });
     return {
-      sync(s) {
-        T.set(s.T); C.set(s.C); heads.set(s.heads); head.set(s.head); causal.set(s.causal); seed.set(s.seed);
-        logits.set([s.logits]);
-        factor.set(s.factor);
-      },
       compute(s, core) {
         const runs = attentionRuns([s.T, s.C, s.heads, s.causal, s.seed], s, core);
-        if (s.head >= s.heads) throw new Error(`head = ${s.head} is past the ${s.heads} heads (0 to ${s.heads - 1})`);
-        return { runs, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
+        // what dividing by √C did to the shown head, from the core: the same weights (one head), or
+        // a larger total entropy over its rows (flatter) or a smaller one (sharper)
+        const entropy = runs.map((run) => core.sum(run.stats.entropy, { dim: -1 }).data[s.head]);   // (B, H) -> this head
+        const scaleEffect = core.maxAbsDiff(runs[0].weights, runs[1].weights) === 0 ? 'same' : entropy[1] > entropy[0] ? 'flatter' : 'sharper';
+        return { runs, scaleEffect, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
       },
       paint(r, s) {
         hsLine.textContent = t('hs', { C: s.C, heads: s.heads });
@@ -100,10 +112,13 @@ export default {
         if (headChanged || runsChanged) r.runs.forEach((run, i) => {
           const ent = matrixAt(run.stats.entropy, 0)[s.head], mx = matrixAt(run.stats.maxWeight, 0)[s.head];
           maps[i].set(matrixAt(run.weights, 0, s.head), {
-            shape: [1, s.heads, s.T, s.T], names: ['B', 'H', 'T', 'T'],
+            shape: [1, s.heads, s.T, s.T],
             rowMarks: Object.fromEntries(ent.map((e, j) => [j, `${fmt(e, 2)} / ${fmt(mx[j], 2)}`])), rowMarksLabel: t('stats'),
           });
         });
+        maps[1].el.hidden = maps[2].el.hidden = !revealed;
+        showScales.hidden = revealed || predictScale.open;
+        if (predictScale.waiting) predictScale.settle(r.scaleEffect);
         if (changed('variance', r.variance)) chart.set({ xLabel: t('d'), yLabel: t('variance'), xLog: true, yLog: true, tableLabel: t('table'),
           series: [{ name: t('unscaled'), points: r.variance.dims.map((d, i) => [d, r.variance.unscaled[i]]) },
             { name: t('scaled'), points: r.variance.dims.map((d, i) => [d, r.variance.scaled[i]]) }] });

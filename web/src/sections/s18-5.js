@@ -1,63 +1,72 @@
 // 18.5 Positions: shuffle the rows of X. Without positions and mask the outputs are shuffled the
 // same way (equivariance, difference ~1e-16); learned or sinusoidal positions, or the causal
 // mask, break it. The position table is shown, and T past T_max is an error.
-import { matrixEditor } from '../widgets/matrix-editor.js';
+// The core never draws the identity as the shuffle (T >= 2), and the learned table has its own
+// seed, so "Shuffle again" draws a new permutation and keeps the table.
 import { heatmap } from '../widgets/heatmap.js';
-import { choice, toggle, integer, button, readout } from '../widgets/controls.js';
+import { button, readout } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt } from '../tensors.js';
 import { fmtErr } from '../format.js';
 
 const strings = {
   zh: {
-    x: '输入 X（每行一个位置）', positions: '位置信息', none: '无', learned: '学习式（T_max 行的表）', sinusoidal: '正弦',
-    causal: '因果遮罩', tMax: 'T_max', shuffle: '重新打乱', perm: '排列 P：第 t 行取原来的第 perm[t] 行，perm = [{perm}]',
-    px: 'P X + 位置', attnPx: 'attn(P X + 位置)', pAttn: 'P · attn(X + 位置)', table: '位置表',
+    x: '输入 X（每行一个位置）', pos: '位置信息', none: '无', learned: '学习式（T_max 行的表）', sinusoidal: '正弦',
+    tmax: 'T_max', shuffle: '重新打乱', perm: '排列 P：第 t 行取原来的第 perm[t] 行，perm = [{perm}]',
+    px: 'P X + 位置', attnPx: 'attn(P X + 位置)', pAttn: 'P · attn(X + 位置)', table: '位置表', posSeed: '位置表的随机种子',
+    attnX: 'attn(X + 位置)（不打乱）', compared: '下面的差异比较的是右边两个：先算再重排 P · attn(X + 位置)，和先重排再算 attn(P X + 位置)。',
+    oneRow: '只有一个位置，没有可以打乱的东西。',
     diff: 'max |attn(PX) − P attn(X)|', equi: '只差浮点舍入：输出跟着输入一起重排（置换等变）。',
     broken: '差异明显：位置或遮罩让模型知道了顺序，重排不再只是把输出重排。',
   },
   en: {
-    x: 'Input X (one row per position)', positions: 'Positions', none: 'none', learned: 'learned (a table of T_max rows)', sinusoidal: 'sinusoidal',
-    causal: 'Causal mask', tMax: 'T_max', shuffle: 'Shuffle again', perm: 'Permutation P: row t takes row perm[t], perm = [{perm}]',
-    px: 'P X + positions', attnPx: 'attn(P X + positions)', pAttn: 'P · attn(X + positions)', table: 'Position table',
+    x: 'Input X (one row per position)', pos: 'Positions', none: 'none', learned: 'learned (a table of T_max rows)', sinusoidal: 'sinusoidal',
+    tmax: 'T_max', shuffle: 'Shuffle again', perm: 'Permutation P: row t takes row perm[t], perm = [{perm}]',
+    px: 'P X + positions', attnPx: 'attn(P X + positions)', pAttn: 'P · attn(X + positions)', table: 'Position table', posSeed: 'Seed of the position table',
+    attnX: 'attn(X + positions), not shuffled', compared: 'The difference below compares the two on the right: compute, then shuffle, P · attn(X + positions), against shuffle, then compute, attn(P X + positions).',
+    oneRow: 'With one position there is nothing to shuffle.',
     diff: 'max |attn(PX) − P attn(X)|', equi: 'Only rounding: the outputs move with the inputs (permutation equivariance).',
     broken: 'A real difference: positions or the mask tell the model the order, so shuffling does more than move the outputs.',
   },
 };
 
 export default {
-  id: '18.5', prefix: 's5', strings,
+  strings,
   state: [
     { key: 'x', type: 'matrix', default: [[1, 0], [0, 1], [1, 1], [2, -1]], maxRows: 12, maxCols: 6 },
     { key: 'pos', type: 'enum', options: ['none', 'learned', 'sinusoidal'], default: 'none' },
     { key: 'causal', type: 'bool', default: false },
     { key: 'tmax', type: 'int', min: 1, max: 32, default: 6 },
-    { key: 'seed', type: 'int', min: 0, max: 9999, default: 3 },
+    { key: 'seed', type: 'int', min: 0, max: 9999, default: 3 },          // the permutation
+    { key: 'posSeed', type: 'int', min: 0, max: 9999, default: 1 },       // the learned position table
   ],
+  errors: { x: 'x', position_past_table: ['tmax', 'x'], overflow: 'x' },
   build(ctx) {
     const { t } = ctx;
-    const x = matrixEditor({ t, name: 'x', label: t('x'), names: ['T', 'C'], maxRows: 12, maxCols: 6, onChange: (v) => ctx.set({ x: v }) });
-    const pos = choice({ name: 'pos', label: t('positions'), options: ['none', 'learned', 'sinusoidal'].map((v) => ({ value: v, label: t(v) })),
-      onChange: (v) => ctx.set({ pos: v }) });
-    const causal = toggle({ name: 'causal', label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
-    const tmax = integer({ t, name: 'tmax', label: t('tMax'), min: 1, max: 32, onChange: (v) => ctx.set({ tmax: v }) });
+    const x = ctx.editor('x', { names: ['T', 'C'] });
+    const pos = ctx.choice('pos');
+    const causal = ctx.toggle('causal');
+    const tmax = ctx.integer('tmax');
     const shuffle = button({ label: t('shuffle'), onClick: () => ctx.set({ seed: (ctx.state.seed + 1) % 10000 }) });
+    const posSeed = ctx.integer('posSeed');
     const perm = h('p.shape-line.perm');
+    const unshuffled = heatmap({ t, name: 'attnX', label: t('attnX'), names: ['B', 'T', 'd'] });
+    const compared = h('p.note', {}, t('compared'));
     const px = heatmap({ t, name: 'px', label: t('px'), names: ['B', 'T', 'C'] });
-    const a = heatmap({ t, name: 'attnPx', label: t('attnPx'), names: ['B', 'T', 'D'] });
-    const b = heatmap({ t, name: 'pAttn', label: t('pAttn'), names: ['B', 'T', 'D'] });
+    const a = heatmap({ t, name: 'attnPx', label: t('attnPx'), names: ['B', 'T', 'd'] });
+    const b = heatmap({ t, name: 'pAttn', label: t('pAttn'), names: ['B', 'T', 'd'] });
     const table = heatmap({ t, name: 'table', label: t('table'), names: ['T', 'C'] });
     const out = readout({ name: 'diff' });
-    ctx.lab.append(h('div.controls', {}, pos.el, causal.el, tmax.el, shuffle),
-      h('div.row', {}, x.el, px.el, table.el), perm, h('div.row', {}, a.el, b.el), out.el);
+    ctx.lab.append(h('div.controls', {}, pos.el, causal.el, tmax.el, posSeed.el, shuffle),
+      h('div.row', {}, x.el, px.el, table.el), perm, h('div.row', {}, unshuffled.el, b.el, a.el), compared, out.el);
     return {
-      sync(s) { x.set(s.x); pos.set(s.pos); causal.set(s.causal); tmax.set(s.tmax); table.el.hidden = s.pos === 'none'; },
+      sync(s) { table.el.hidden = s.pos === 'none'; posSeed.el.hidden = s.pos !== 'learned'; },
       compute(s, core) {
         const T = s.x.length, C = s.x[0].length;
         const w = { wq: core.randn([C, C], 11), wk: core.randn([C, C], 12), wv: core.randn([C, C], 13), heads: 1 };
-        const opts = { ...w, causal: s.causal, positions: s.pos, tMax: s.tmax, seed: s.seed };
+        const opts = { ...w, causal: s.causal, positions: s.pos, tMax: s.tmax, seed: s.seed, positionSeed: s.posSeed };
         const pc = core.permutationCheck(tensor([s.x]), opts);
-        const table = s.pos === 'none' ? null : core.positions(s.pos, T, C, { tMax: s.tmax, seed: s.seed });
+        const table = s.pos === 'none' ? null : core.positions(s.pos, T, C, { tMax: s.tmax, seed: s.posSeed });
         return { pc, table };
       },
       paint(r) {
@@ -65,9 +74,14 @@ export default {
         px.set(matrixAt(r.pc.permutedInput, 0), { shape: r.pc.permutedInput.shape });
         a.set(matrixAt(r.pc.outOfPermuted, 0), { shape: r.pc.outOfPermuted.shape });
         b.set(matrixAt(r.pc.permutedOut, 0), { shape: r.pc.permutedOut.shape });
+        // attn(X + positions) itself: row perm[t] of it is row t of P · attn(X + positions) (placing rows, no arithmetic)
+        const shuffled = matrixAt(r.pc.permutedOut, 0), rows = [];
+        r.pc.perm.forEach((p, i) => { rows[p] = shuffled[i]; });
+        unshuffled.set(rows, { shape: r.pc.permutedOut.shape });
         if (r.table) table.set(matrixAt(r.table));
         const equivariant = r.pc.maxDiff < 1e-12;
-        out.set([[t('diff'), fmtErr(r.pc.maxDiff), 'diff'], ['', t(equivariant ? 'equi' : 'broken'), equivariant ? 'good' : 'bad']]);
+        const verdict = r.pc.perm.length < 2 ? ['', t('oneRow')] : ['', t(equivariant ? 'equi' : 'broken'), equivariant ? 'good' : 'bad'];
+        out.set([[t('diff'), fmtErr(r.pc.maxDiff), 'diff'], verdict]);
       },
     };
   },

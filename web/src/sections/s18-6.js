@@ -2,28 +2,30 @@
 // self-attention, or cross-attention with queries from the output side (T_out) and keys and
 // values from the encoder (T_in).
 import { heatmap } from '../widgets/heatmap.js';
-import { choice, integer, select } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
+import { prediction } from '../widgets/predict.js';
 import { matrixAt } from '../tensors.js';
 import { shapeText } from '../format.js';
 
 const strings = {
   zh: {
+    predictMode: '切换之后，查询位置 0 会不会把权重分给它后面的位置（第 1 列及以后）？', sees: '会', blind: '不会',
     mode: '注意力类型', bi: '编码器：双向自注意力', causal: '解码器：因果自注意力', cross: '交叉注意力',
-    tout: 'T_out（查询，输出侧）', tin: 'T_in（键和值，编码器侧）', heads: '头数', seed: '随机种子',
+    tout: 'T_out（查询，输出侧）', tin: 'T_in（键和值，编码器侧）',
     mask: '遮罩 M（1 = 允许）', weights: '第 {h} 个头的权重', shapes: '权重形状 {shape}；每个查询位置的一行分给 {tk} 个来源。',
     tinSelf: '自注意力里键和值来自同一序列，T_in = T_out。',
   },
   en: {
+    predictMode: 'After this switch, does query position 0 give weight to any later position (column 1 onwards)?', sees: 'yes', blind: 'no',
     mode: 'Kind of attention', bi: 'Encoder: bidirectional self-attention', causal: 'Decoder: causal self-attention', cross: 'Cross-attention',
-    tout: 'T_out (queries, output side)', tin: 'T_in (keys and values, encoder side)', heads: 'Heads', seed: 'Random seed',
+    tout: 'T_out (queries, output side)', tin: 'T_in (keys and values, encoder side)',
     mask: 'Mask M (1 = allowed)', weights: 'Weights of head {h}', shapes: 'Weights shape {shape}; each query row is split over {tk} sources.',
     tinSelf: 'In self-attention keys and values come from the same sequence, so T_in = T_out.',
   },
 };
 
 export default {
-  id: '18.6', prefix: 's6', strings,
+  strings,
   state: [
     { key: 'mode', type: 'enum', options: ['bi', 'causal', 'cross'], default: 'cross' },
     { key: 'tout', type: 'int', min: 1, max: 10, default: 3 },
@@ -33,20 +35,24 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const mode = choice({ name: 'mode', label: t('mode'), options: ['bi', 'causal', 'cross'].map((v) => ({ value: v, label: t(v) })), onChange: (v) => ctx.set({ mode: v }) });
-    const tout = integer({ t, name: 'tout', label: t('tout'), min: 1, max: 10, onChange: (v) => ctx.set({ tout: v }) });
-    const tin = integer({ t, name: 'tin', label: t('tin'), min: 1, max: 10, onChange: (v) => ctx.set({ tin: v }) });
-    const heads = select({ name: 'heads', label: t('heads'), options: [1, 2].map((v) => ({ value: v, label: String(v) })), onChange: (v) => ctx.set({ heads: v }) });
-    const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
+    const predictMode = prediction({ lang: ctx.lang, name: 'predict-mode', question: t('predictMode'),
+      options: [{ value: 'sees', label: t('sees') }, { value: 'blind', label: t('blind') }] });
+    const mode = ctx.choice('mode', { onChange: (v) => predictMode.ask(() => ctx.set({ mode: v }), () => ctx.refresh()) });
+    const tout = ctx.integer('tout');
+    const tin = ctx.integer('tin');
+    const heads = ctx.select('heads');
+    const seed = ctx.integer('seed');
     const tinNote = h('p.note');
-    const mask = heatmap({ t, name: 'mask', label: t('mask'), names: ['T_out', 'T_in'], digits: 0, weights: true });
-    const maps = [0, 1].map((i) => heatmap({ t, name: `w${i}`, label: t('weights', { h: i }), names: ['B', 'H', 'T_out', 'T_in'], weights: true }));
+    const mask = heatmap({ t, name: 'mask', label: t('mask'), names: ['T_out', 'T_in'], digits: 0, weights: true, axes: 'cross' });
+    const maps = [0, 1].map((i) => heatmap({ t, name: `w${i}`, label: t('weights', { h: i }), names: ['B', 'H', 'T_out', 'T_in'], weights: true, axes: 'cross' }));
+    // cross-attention: queries from the output (T_out), keys from the encoder (T_in); self-attention: one T
+    const axesOf = (s) => (s.mode === 'cross' ? { axes: 'cross', T: ['T_out', 'T_in'] } : { axes: 'self', T: ['T', 'T'] });
     const shapes = h('p.shape-line');
-    ctx.lab.append(h('div.controls', {}, mode.el), h('div.controls', {}, tout.el, tin.el, heads.el, seed.el), tinNote,
+    ctx.lab.append(h('div.controls', {}, mode.el), predictMode.el, h('div.controls', {}, tout.el, tin.el, heads.el, seed.el), tinNote,
       h('div.row', {}, mask.el, maps[0].el, maps[1].el), shapes);
     return {
       sync(s) {
-        mode.set(s.mode); tout.set(s.tout); tin.set(s.tin); heads.set(s.heads); seed.set(s.seed);
+        tout.set(s.tout, { label: t(s.mode === 'cross' ? 'tout' : 'T') });
         tin.el.hidden = s.mode !== 'cross';
         tinNote.hidden = s.mode === 'cross';
         tinNote.textContent = t('tinSelf');
@@ -62,9 +68,11 @@ export default {
         return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }) };
       },
       paint({ r, mask: m }, s) {
-        mask.set(matrixAt(m), { names: s.mode === 'cross' ? ['T_out', 'T_in'] : ['T', 'T'] });
-        for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape });
-        shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', 'T_out', 'T_in'], r.weights.shape), tk: r.weights.shape[3] });
+        const { axes, T } = axesOf(s);
+        mask.set(matrixAt(m), { names: T, axes });
+        for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape, names: ['B', 'H', ...T], axes });
+        if (predictMode.waiting) predictMode.settle(matrixAt(r.weights, 0, 0)[0].slice(1).some((v) => v > 0) ? 'sees' : 'blind');
+        shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
       },
     };
   },

@@ -1,37 +1,52 @@
 // 18.7 Counterexample checks in the browser: the core against a plain reference, gradcheck,
 // the future probe (exactly 0 with the mask), and dropout in training vs evaluation.
 import { heatmap } from '../widgets/heatmap.js';
-import { integer, toggle, slider, readout } from '../widgets/controls.js';
+import { readout } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
+import { prediction } from '../widgets/predict.js';
 import { matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
 
 const strings = {
   zh: {
-    T: '序列长度 T', t: '比较到位置 t（改动 t 之后的输入）', causal: '因果遮罩', seed: '随机种子', p: 'dropout 概率 p', training: '训练模式（关 = 评估）',
+    t: '比较到位置 t（改动 t 之后的输入）', p: 'dropout 概率 p', training: '训练模式（关 = 评估）',
     ref: '与朴素参考实现比较', refErr: '输出最大误差', gc: 'gradcheck（中心差分，eps 1e-6，atol 1e-5，rtol 1e-3）',
     pass: '通过', fail: '未通过', maxErr: '{name} 最大误差',
     probe: '改动未来后的输出变化 |Δout|（前 t+1 行是前缀）', prefix: '前缀 (≤ t) 最大变化', future: '未来 (> t) 最大变化',
     exact: '严格为 0：遮罩让前缀完全看不到未来。', leak: '前缀变了：没有遮罩，未来的信息漏进了过去的输出。',
-    drop: 'dropout 后的权重', rowSum: '行和', mean: '2000 次采样的平均行和',
-    dropEval: '评估模式：dropout 什么都不改，每行和仍是 1。', dropTrain: '训练模式：单次采样的行和不再是 1，许多次的平均才回到 1。',
+    dropTrainLabel: 'dropout 后的权重（训练模式，一次采样）', dropEvalLabel: 'dropout 后的权重（评估模式：原样不变）',
+    sumsTrain: '行和：这次采样 · 2000 次训练采样的平均', sumsEval: '行和：这次采样 · 2000 次评估采样的平均',
+    dropEval: '评估模式：dropout 是恒等映射，什么都不改。每次采样都是原来的权重，所以每行和是 1，2000 次的平均也是 1。',
+    dropZero: 'p = 0：训练模式下也没有任何位置被丢掉，每行和仍是 1。',
+    dropTrain: '训练模式：单次采样的行和不再是 1，许多次的平均才接近 1。',
+    predictCausal: '切换之后，改动 t 之后的输入，前缀（≤ t）的输出会怎样？', unchanged: '完全不变（严格为 0）', moves: '会变',
+    chapterTitle: '本页实测与教材的数字', check: '检查', ours: '本页', theirs: '教材',
+    refRow: '与参考实现的最大误差', maskedRow: '有遮罩时前缀的最大变化', unmaskedRow: '去掉遮罩后前缀的最大变化',
+    chapterNote: '教材的数字来自它自己的脚本和数据：参考实现是 PyTorch 的 SDPA，5.480078 来自它的随机张量。本页用的是这里的随机 Q、K、V 和权重（种子 {seed}），参考实现是本实验室自己写的朴素版本，所以具体数值不同。能对上的是结论的类型：与参考实现只差浮点舍入（0 或 2.22e−16 这个量级），有遮罩时严格为 0，没有遮罩时明显不为 0。',
   },
   en: {
-    T: 'Length T', t: 'Compare up to position t (the input after t changes)', causal: 'Causal mask', seed: 'Random seed', p: 'Dropout p', training: 'Training (off = evaluation)',
+    t: 'Compare up to position t (the input after t changes)', p: 'Dropout p', training: 'Training (off = evaluation)',
     ref: 'Against a plain reference implementation', refErr: 'max output error', gc: 'gradcheck (central differences, eps 1e-6, atol 1e-5, rtol 1e-3)',
     pass: 'passed', fail: 'failed', maxErr: '{name} max error',
     probe: 'Output change |Δout| after changing the future (the first t+1 rows are the prefix)', prefix: 'max change in the prefix (≤ t)', future: 'max change in the future (> t)',
     exact: 'Exactly 0: the mask hides the future from the prefix completely.', leak: 'The prefix moved: without the mask, the future leaks into earlier outputs.',
-    drop: 'Weights after dropout', rowSum: 'row sum', mean: 'mean row sum over 2000 samples',
-    dropEval: 'Evaluation: dropout changes nothing, rows still sum to 1.', dropTrain: 'Training: one sample\'s rows no longer sum to 1; only the mean over many samples does.',
+    dropTrainLabel: 'Weights after dropout (training, one sample)', dropEvalLabel: 'Weights after dropout (evaluation: unchanged)',
+    sumsTrain: 'row sum: this sample · mean of 2000 training samples', sumsEval: 'row sum: this sample · mean of 2000 evaluation samples',
+    dropEval: 'Evaluation: dropout is the identity and changes nothing. Every sample is the weights themselves, so each row sums to 1, and so does the mean over 2000 samples.',
+    dropZero: 'p = 0: even in training nothing is dropped, and every row still sums to 1.',
+    dropTrain: 'Training: one sample\'s rows no longer sum to 1; only the mean over many samples comes close to 1.',
+    predictCausal: 'After this switch, what happens to the outputs up to t when the input after t changes?', unchanged: 'nothing: exactly 0', moves: 'they change',
+    chapterTitle: 'Measured here and in the chapter', check: 'check', ours: 'this page', theirs: 'the chapter',
+    refRow: 'max error against the reference', maskedRow: 'max prefix change with the mask', unmaskedRow: 'max prefix change without the mask',
+    chapterNote: 'The chapter\'s numbers come from its own script and data: its reference is PyTorch\'s SDPA, and 5.480078 comes from its random tensors. This page measures on its own random Q, K, V and weights (seed {seed}) against the lab\'s plain reference implementation, so the values differ. What carries over is the kind of result: rounding-level against the reference (0 or about 2.22e−16), exactly 0 with the mask, clearly not 0 without it.',
   },
 };
 
 export default {
-  id: '18.7', prefix: 's7', strings,
+  strings,
   state: [
     { key: 'T', type: 'int', min: 2, max: 10, default: 6 },
-    { key: 't', type: 'int', min: 0, max: 8, default: 2 },
+    { key: 't', type: 'int', min: 0, max: 8, default: 2, within: (s) => ({ max: s.T - 2 }) },   // the future is t+1 .. T-1
     { key: 'causal', type: 'bool', default: true },
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
     { key: 'p', type: 'number', min: 0, max: 0.9, default: 0.5 },
@@ -39,37 +54,44 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const T = integer({ t, name: 'T', label: t('T'), min: 2, max: 10, onChange: (v) => ctx.set({ T: v }) });
-    const tt = integer({ t, name: 't', label: t('t'), min: 0, max: 8, onChange: (v) => ctx.set({ t: v }) });
-    const causal = toggle({ name: 'causal', label: t('causal'), onChange: (v) => ctx.set({ causal: v }) });
-    const seed = integer({ t, label: t('seed'), min: 0, max: 9999, onChange: (v) => ctx.set({ seed: v }) });
-    const p = slider({ name: 'p', label: t('p'), min: 0, max: 0.9, step: 0.05, format: (v) => v.toFixed(2), onChange: (v) => ctx.set({ p: v }) });
-    const training = toggle({ name: 'training', label: t('training'), onChange: (v) => ctx.set({ training: v }) });
+    const T = ctx.integer('T');
+    const tt = ctx.integer('t');
+    const predictCausal = prediction({ lang: ctx.lang, name: 'predict-causal', question: t('predictCausal'),
+      options: [{ value: 'unchanged', label: t('unchanged') }, { value: 'moves', label: t('moves') }] });
+    const causal = ctx.toggle('causal', { onChange: (v) => predictCausal.ask(() => ctx.set({ causal: v }), () => ctx.refresh()) });
+    const seed = ctx.integer('seed');
+    const p = ctx.slider('p', { step: 0.05, format: (v) => v.toFixed(2) });
+    const training = ctx.toggle('training');
     const ref = readout({ className: 'ref', name: 'ref' });
     const gc = readout({ className: 'gradcheck', name: 'gradcheck' });
-    const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'D'], digits: 3 });
+    const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'C'], digits: 3 });
     const probeOut = readout({ className: 'probe', name: 'probe' });
-    const drop = heatmap({ t, name: 'drop', label: t('drop'), names: ['B', 'T', 'T'] });
+    const drop = heatmap({ t, name: 'drop', label: t('dropTrainLabel'), names: ['B', 'T', 'T'], axes: 'self' });
+    const chapterRows = h('tbody');
+    const chapter = h('figure.chapter-compare', { 'data-name': 'chapter' }, h('figcaption', {}, h('span.tensor-label', {}, t('chapterTitle'))),
+      h('div.scroll', {}, h('table.compare', {}, h('thead', {}, h('tr', {}, ['check', 'ours', 'theirs'].map((k) => h('th', { scope: 'col' }, t(k))))), chapterRows)));
+    const chapterNote = h('p.note.chapter-note');
     const dropNote = h('p.note');
-    ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el),
+    ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el), predictCausal.el,
       h('div.row', {}, h('div.stack', {}, h('h4', {}, t('ref')), ref.el), h('div.stack', {}, h('h4', {}, t('gc')), gc.el)),
-      probe.el, probeOut.el,
+      probe.el, probeOut.el, chapter, chapterNote,
       h('div.controls', {}, p.el, training.el), drop.el, dropNote);
     return {
-      sync(s) { T.set(s.T); tt.set(s.t); causal.set(s.causal); seed.set(s.seed); p.set(s.p); training.set(s.training); },
       compute(s, core) {
         const C = 4;
         const q = core.randn([1, s.T, 2], s.seed + 10), k = core.randn([1, s.T, 2], s.seed + 11), v = core.randn([1, s.T, 2], s.seed + 12);
         const fast = core.sdpa(q, k, v, { causal: s.causal });
         const plain = core.sdpaReference(q, k, v, { causal: s.causal });
         const w = { wq: core.randn([C, C], s.seed + 1, 0.5), wk: core.randn([C, C], s.seed + 2, 0.5), wv: core.randn([C, C], s.seed + 3, 0.5), heads: 2 };
-        const probe = core.futureProbe(core.randn([1, s.T, C], s.seed), { ...w, causal: s.causal, t: s.t, seed: s.seed });
+        // the probe with and without the mask: the toggle picks the one drawn; both go beside the chapter's figures
+        const probeWith = (causal) => core.futureProbe(core.randn([1, s.T, C], s.seed), { ...w, causal, t: s.t, seed: s.seed });
+        const masked = probeWith(true), unmasked = probeWith(false);
         const dropped = core.dropout(fast.weights, { p: s.p, training: s.training, seed: s.seed });
         return {
           refErr: core.maxAbsDiff(fast.out, plain.out),
           gc: core.gradcheck('sdpa', { q, k, v, causal: s.causal, seed: s.seed }),
-          probe, dropped, dropSums: core.sum(dropped, { dim: -1 }),
-          mean: core.dropoutStats(fast.weights, { p: s.p, samples: 2000, seed: s.seed }).meanRowSums,
+          probe: s.causal ? masked : unmasked, masked, unmasked, dropped, dropSums: core.sum(dropped, { dim: -1 }),
+          mean: core.dropoutStats(fast.weights, { p: s.p, samples: 2000, seed: s.seed, training: s.training }).meanRowSums,
         };
       },
       paint(r, s) {
@@ -81,10 +103,16 @@ export default {
         const exact = r.probe.maxPrefixChange === 0;
         probeOut.set([[t('prefix'), fmtErr(r.probe.maxPrefixChange), 'prefix'], [t('future'), fmtErr(r.probe.maxFutureChange)],
           ['', t(exact ? 'exact' : 'leak'), exact ? 'good' : 'bad']]);
+        if (predictCausal.waiting) predictCausal.settle(exact ? 'unchanged' : 'moves');
+        // the chapter's figures (its section 18.7): 2.22e-16 against PyTorch's SDPA, 0 with the mask, 5.480078 without
+        chapterRows.replaceChildren(...[['refRow', fmtErr(r.refErr), fmtErr(2.22e-16)], ['maskedRow', fmtErr(r.masked.maxPrefixChange), '0'],
+          ['unmaskedRow', fmtErr(r.unmasked.maxPrefixChange), '5.480078']].map(([k, ours, theirs]) =>
+          h('tr', { 'data-row': k }, h('th', { scope: 'row' }, t(k)), h('td.ours', {}, ours), h('td.theirs', {}, theirs))));
+        chapterNote.textContent = t('chapterNote', { seed: s.seed });
         const sums = values(r.dropSums), means = values(r.mean);
-        drop.set(matrixAt(r.dropped, 0), { shape: r.dropped.shape, signed: false,
-          rowMarks: Object.fromEntries(sums.map((v, i) => [i, `${fmt(v, 3)} (${t('mean')}: ${fmt(means[i], 3)})`])), rowMarksLabel: t('rowSum') });
-        dropNote.textContent = t(s.training && s.p > 0 ? 'dropTrain' : 'dropEval');
+        drop.set(matrixAt(r.dropped, 0), { shape: r.dropped.shape, signed: false, label: t(s.training ? 'dropTrainLabel' : 'dropEvalLabel'),
+          rowMarks: Object.fromEntries(sums.map((v, i) => [i, `${fmt(v, 3)} · ${fmt(means[i], 3)}`])), rowMarksLabel: t(s.training ? 'sumsTrain' : 'sumsEval') });
+        dropNote.textContent = t(!s.training ? 'dropEval' : s.p === 0 ? 'dropZero' : 'dropTrain');
       },
     };
   },

@@ -1,201 +1,386 @@
 // 18.8 A two-layer character GPT: the future-character check on a real model, and training it
-// live. The model lives in a Web Worker (train-worker.js) that shares the page's compiled core;
-// this controller sends it requests and draws what comes back.
+// live. The model lives in a Web Worker (train-worker.js, protocol in train-protocol.js) that
+// shares the page's compiled core; this controller sends it requests and draws what comes back.
+// The default text is a real corpus (lessons/data/, loaded only when 18.8 needs it).
 import TrainWorker from '../train-worker.js?worker&inline';
+import { REQUESTS, REPLIES, message, dispatcher } from '../train-protocol.js';
+import { LossHistory } from '../loss-history.js';
 import { heatmap } from '../widgets/heatmap.js';
 import { lineChart } from '../widgets/chart.js';
-import { choice, integer, slider, readout, button } from '../widgets/controls.js';
+import { button } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { matrixAt } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
 import { coreUrl } from '../../../wasm/js/index.js';
 
+// The corpus of each page language (see lessons/data/README.txt), as separate chunks.
+const CORPUS = {
+  zh: () => import('../../../lessons/data/poems.zh.txt?raw'),
+  en: () => import('../../../lessons/data/speeches.en.txt?raw'),
+};
+// The default model: chosen so that on a 2-core laptop the validation loss on the corpus is below
+// the unigram baseline within the first minute and still falling after 3 minutes (README, bench/train.mjs).
+export const MODEL = { C: 48, heads: 4, layers: 2, tMax: 32, batch: 4, lr: 3e-3 };
+// What the sentence and prompt fields start with, per text (each readable by its model).
+const EXAMPLES = {
+  corpus: { zh: { probe: '床前明月光，疑是地上霜。', prompt: '春风' }, en: { probe: 'the state of the union', prompt: 'the ' } },
+  shipped: { probe: 'the cat sat on the mat', prompt: 'the ' },
+};
+const SAMPLE_LENGTH = 120;
+
 const strings = {
   zh: {
-    source: '训练文本', shipped: '随实验室附带的短文（约 3 KB）', custom: '自己粘贴的文本', customLabel: '你的训练文本（至少 10 × 33 个字符，最多 200 KB）',
-    seed: '随机种子', start: '开始训练', pause: '暂停', reset: '重置模型', temp: '采样温度',
-    step: '步数', trainLoss: '训练损失', valLoss: '验证损失', unigram: '一元熵基线', speed: '步 / 秒', tokens: '字符 / 秒', params: '参数个数',
-    chart: '损失曲线（nats）', steps: '训练步数', loss: '损失', baseline: '一元熵（只看字符频率）',
-    sample: '模型续写', samplePrompt: '开头', resample: '重新采样', notStarted: '点“开始训练”。模型在后台线程里训练，页面不会卡。',
-    probe: '检查用的句子', attnTitle: '第 {l} 层第 {h} 个头的注意力', futureT: '比较到位置 t（改动 t 之后的字符）',
+    source: '训练文本', corpus: '唐诗与宋诗（约 1.7 MB，简体）', shipped: '实验室附带的短文（约 3 KB）', custom: '自己粘贴的文本',
+    customLabel: '你的训练文本（至少 10 × 33 个字符，最多 4 MB）',
+    seed: '随机种子', causal: '因果遮罩（位置 t 只看 ≤ t 的位置）', start: '开始训练', pause: '暂停', resetModel: '重置模型（回到未训练的权重）', temp: '采样温度',
+    step: '步数', time: '训练时间', trainLoss: '训练损失', valLoss: '验证损失', best: '最低验证损失', unigram: '一元熵基线', speed: '步 / 秒', tokens: '字符 / 秒',
+    params: '参数个数', vocab: '字符表大小 V',
+    chart: '损失曲线（nats）', steps: '训练步数', loss: '损失',
+    trainSeries: '训练损失（实线）', valSeries: '验证损失（虚线）', baselineSeries: '一元熵基线（点线）',
+    bestMark: '最低验证 {v}（第 {step} 步）',
+    chartWaiting: '开始训练后，这里画出三条线：训练集上的损失（实线）、模型没训练过的验证文本上的损失（虚线）和只看字符频率的一元熵基线（点线）。圆圈标出验证损失最低的一点。',
+    sample: '模型续写', samplePrompt: '开头', resample: '重新采样', notStarted: '点“开始训练”。模型在后台线程里训练，页面不会卡。', workerFailed: '训练线程没能启动：{message}',
+    sampleWaiting: '训练开始后，模型每隔一段时间从这个开头续写一段文字。',
+    probe: '检查用的句子', attnTitle: '第 {l} 层第 {h} 个头', futureT: '比较到位置 t（改动 t 之后的字符）',
+    attnAxes: '注意力图：两条轴上都是句子里的字；每行加起来等于 1。把鼠标停在格子上，可以看到哪个字看哪个字、权重多少。',
+    attends: '“{a}”看“{b}”：{v}',
     future: '改动未来字符后，每个位置 logits 的最大变化', prefix: '前缀 (≤ t) 最大变化', exact: '严格为 0：完整的两层模型也看不到未来。',
-    leak: '前缀变了：未来的字符漏进了过去的输出。', table: '数据表', loading: '正在准备模型…',
+    leak: '前缀变了：没有遮罩，未来的字符漏进了前面位置的输出。',
+    futureWaiting: '模型建好后（训练之前就可以），这里显示句子每个位置的 logits 在改动 t 之后的字符时最多变了多少。位置 0 到 t 必须严格为 0。',
+    tClamped: '这句话有 {n} 个字符，t 最大是 {max}，所以按 t = {max} 比较。',
+    unreadable: '模型读不了 {chars}：它们不在训练文本的 {V} 个字符里，已略去。',
+    mapped: '按模型认识的字符读：{pairs}。', tooShort: '句子至少要有 2 个模型认识的字符。',
+    shortNote: '这段短文只有约 3 KB。训练约一千步（半分钟左右）后，验证损失不再下降、转而上升，而训练损失继续下降：模型在背诵训练文本，这就是过拟合。圆圈标出验证损失最低的时刻。',
+    noMaskNote: '遮罩关掉了：每个位置都能看到后面的字符，包括它要预测的下一个。训练损失会迅速降到很低，但这是抄答案，下面的检查会失败。',
+    customWaiting: '粘贴文本后点“开始训练”或“重置模型”，模型就按这段文本重建。', loading: '正在准备模型…', loadingText: '正在载入训练文本…', table: '数据表',
   },
   en: {
-    source: 'Training text', shipped: 'the short text that ships with the lab (about 3 KB)', custom: 'your own text', customLabel: 'Your training text (at least 10 × 33 characters, at most 200 KB)',
-    seed: 'Random seed', start: 'Start training', pause: 'Pause', reset: 'Reset the model', temp: 'Sampling temperature',
-    step: 'step', trainLoss: 'training loss', valLoss: 'validation loss', unigram: 'unigram entropy baseline', speed: 'steps / s', tokens: 'characters / s', params: 'parameters',
-    chart: 'Loss (nats)', steps: 'training steps', loss: 'loss', baseline: 'unigram entropy (letter frequencies only)',
-    sample: 'The model writes', samplePrompt: 'Prompt', resample: 'Sample again', notStarted: 'Press “Start training”. The model trains in a background thread; the page stays responsive.',
+    source: 'Training text', corpus: 'State of the Union addresses, 1982–2021 (about 1.3 MB)', shipped: 'the short text that ships with the lab (about 3 KB)', custom: 'your own text',
+    customLabel: 'Your training text (at least 10 × 33 characters, at most 4 MB)',
+    seed: 'Random seed', causal: 'Causal mask (position t sees only positions ≤ t)', start: 'Start training', pause: 'Pause', resetModel: 'Reset the model (back to untrained weights)', temp: 'Sampling temperature',
+    step: 'step', time: 'training time', trainLoss: 'training loss', valLoss: 'validation loss', best: 'best validation loss', unigram: 'unigram entropy baseline', speed: 'steps / s', tokens: 'characters / s',
+    params: 'parameters', vocab: 'vocabulary size V',
+    chart: 'Loss (nats)', steps: 'training steps', loss: 'loss',
+    trainSeries: 'training loss (solid)', valSeries: 'validation loss (dashed)', baselineSeries: 'unigram baseline (dotted)',
+    bestMark: 'best validation {v} (step {step})',
+    chartWaiting: 'When training runs, three lines appear here: the loss on the training text (solid), the loss on held-out validation text the model never trains on (dashed), and the unigram baseline of a model that knows only character frequencies (dotted). A ring marks the lowest validation loss.',
+    sample: 'The model writes', samplePrompt: 'Prompt', resample: 'Sample again', notStarted: 'Press “Start training”. The model trains in a background thread; the page stays responsive.', workerFailed: 'The training thread could not start: {message}',
+    sampleWaiting: 'Once training runs, the model continues this prompt every so often.',
     probe: 'Sentence to inspect', attnTitle: 'Layer {l}, head {h}', futureT: 'Compare up to position t (the characters after t change)',
+    attnAxes: 'Attention maps, with the sentence on both axes; each row sums to 1. Hover a cell to read which character attends to which, and how much.',
+    attends: "'{a}' attends to '{b}': {v}",
     future: 'Largest change of the logits at each position after changing the future characters', prefix: 'max change in the prefix (≤ t)', exact: 'Exactly 0: the whole two-layer model cannot see the future either.',
-    leak: 'The prefix moved: future characters leaked into earlier outputs.', table: 'Data table', loading: 'Preparing the model…',
+    leak: 'The prefix moved: without the mask, future characters leak into earlier outputs.',
+    futureWaiting: 'Once the model is built (before any training), this row shows how much the logits at each position of the sentence change when the characters after t are replaced. Positions 0 to t must read exactly 0.',
+    tClamped: 'The sentence has {n} characters, so t can be at most {max}; the check uses t = {max}.',
+    unreadable: 'The model cannot read {chars}: not among the {V} characters of its training text; left out.',
+    mapped: 'Read as characters the model knows: {pairs}.', tooShort: 'The sentence needs at least 2 characters the model knows.',
+    shortNote: 'This text is only about 3 KB. After about a thousand steps (half a minute or so) the validation loss stops falling and climbs again while the training loss keeps falling: the model is memorizing its training text. That is overfitting; the ring marks the best validation point.',
+    noMaskNote: 'The mask is off: every position sees the characters after it, including the very one it must predict. The training loss drops fast, but by copying the answer; the check below fails.',
+    customWaiting: 'Paste your text, then press “Start training” or “Reset the model” to build the model on it.', loading: 'Preparing the model…', loadingText: 'Loading the training text…', table: 'Data table',
   },
 };
 
-const MODEL = { C: 48, heads: 4, layers: 2, tMax: 32, batch: 8, lr: 3e-3 };
+// Characters a student may type that the text spells differently (ASCII vs full-width punctuation).
+const ALTERNATIVES = { ',': '，', '.': '。', '?': '？', '!': '！', ';': '；', ':': '：', '(': '（', ')': '）' };
+for (const [a, b] of Object.entries({ ...ALTERNATIVES })) ALTERNATIVES[b] = a;
+const shown = (c) => (c === ' ' ? '␣' : c === '\n' ? '↵' : c);
+
+/** The part of `text` the model can read: other case or width where that is known, the rest left out. */
+export function readable(text, vocab) {
+  const out = [], mapped = new Map(), missing = new Set();
+  for (const c of text) {
+    const alt = vocab.has(c) ? c : [c.toLowerCase(), c.toUpperCase(), ALTERNATIVES[c]].find((a) => a && vocab.has(a));
+    if (alt) out.push(alt);
+    else missing.add(c);
+    if (alt && alt !== c) mapped.set(c, alt);
+  }
+  return { text: out.join(''), mapped, missing };
+}
 
 export default {
-  id: '18.8', prefix: 's8', strings,
+  strings,
   state: [
     { key: 'seed', type: 'int', min: 0, max: 9999, default: 1 },
-    { key: 'source', type: 'enum', options: ['shipped', 'custom'], default: 'shipped' },
+    { key: 'source', type: 'enum', options: ['corpus', 'shipped', 'custom'], default: 'corpus' },
+    { key: 'causal', type: 'bool', default: true },
     { key: 'temp', type: 'number', min: 0.1, max: 2, default: 0.8 },
-    { key: 'prompt', type: 'text', maxLength: 32, default: 'the ' },
-    { key: 'probe', type: 'text', maxLength: 32, default: 'the cat sat on the mat' },
+    { key: 'prompt', type: 'text', maxLength: 32, default: '' },   // '' : the text's example
+    { key: 'probe', type: 'text', maxLength: 32, default: '' },    // '' : the text's example
     { key: 't', type: 'int', min: 0, max: 30, default: 6 },
   ],
   build(ctx) {
-    const { t } = ctx;
-    // what the worker has told us so far
-    const live = { ready: false, config: null, history: [], progress: null, sample: '', attention: null, future: null, error: null, running: false };
-    let worker = null;
-    let customText = '';
-    const send = (msg) => worker?.postMessage(msg);
+    const { t, lang } = ctx;
+    const history = new LossHistory();
+    // what the worker has told us so far; `v` counts changes so paint() redraws only what changed
+    const live = { config: null, vocab: null, progress: null, sample: '', attention: null, future: null, error: null,
+      ready: false, running: false, wantRun: false, pending: 0, loadingText: false, v: { history: 0, sample: 0, attention: 0, future: 0 } };
+    const painted = {};
+    let worker = null, customText = '', builtCustom = null, modelKey = null;
+    const texts = {};   // corpus text once loaded
+    const send = (type, fields) => worker.postMessage(message(REQUESTS, type, fields));
+    const example = (key) => (ctx.state.source === 'corpus' ? EXAMPLES.corpus[lang] : EXAMPLES.shipped)[key];
+
+    const onReply = dispatcher(REPLIES, {
+      ready() { live.ready = true; ensureModel(ctx.state.source !== 'custom' || live.wantRun); },
+      model(m) {
+        if (--live.pending > 0) return;   // a newer reset is on its way
+        live.error = null;
+        live.config = m.config;
+        live.vocab = new Set(m.config.chars);
+        history.clear();
+        history.add(m.point);
+        live.v.history += 1;
+        live.progress = null;
+        live.sample = '';
+        live.v.sample += 1;
+        inspect();
+        if (live.wantRun) { live.running = true; send('start'); }
+      },
+      progress(m) {
+        if (live.pending) return;   // from the model being replaced
+        live.progress = m;
+        if (m.point) { history.add(m.point); live.v.history += 1; }
+        if (m.due) { requestSample(); inspect(); }
+      },
+      paused() {},
+      sample(m) { live.sample = m.text; live.v.sample += 1; },
+      attention(m) { live.attention = m; live.v.attention += 1; },
+      future(m) { live.future = m; live.v.future += 1; },
+      error(m) {
+        live.error = Object.assign(new Error(m.message), m.code ? { code: m.code, params: m.params } : {});   // rendered by messages.js
+        if (m.request === 'reset') { live.pending = Math.max(0, live.pending - 1); live.config = null; live.running = false; }
+      },
+    });
 
     function startWorker() {
       if (worker) return;
       worker = new TrainWorker();
-      worker.onerror = (e) => { live.error = `the training worker failed: ${e.message || 'it could not start'}`; ctx.refresh(); };
-      worker.onmessage = ({ data: m }) => {
-        if (m.type === 'ready') { live.ready = true; reset(); return; }
-        if (m.type === 'error') {
-          live.error = m.message;
-          if (m.request === 'reset') { live.config = null; live.running = false; }
-        } else live.error = null;
-        if (m.type === 'model') {
-          live.config = m.config;
-          live.history = m.history;
-          live.progress = null;
-          inspect();
-          if (live.startWhenReady) { live.startWhenReady = false; live.running = true; send({ type: 'start' }); }
-        }
-        if (m.type === 'progress') {
-          live.progress = m;
-          if (m.history) live.history = m.history;
-          if (m.sampleDue) { requestSample(); inspect(); }
-        }
-        if (m.type === 'sample') live.sample = m.text;
-        if (m.type === 'attention') live.attention = m;
-        if (m.type === 'future') live.future = m;
+      worker.onerror = (e) => { live.error = new Error(t('workerFailed', { message: e.message || '' })); ctx.refresh(); };
+      worker.onmessage = ({ data }) => {
+        if (data.type !== 'error' && data.type !== 'progress' && data.type !== 'paused') live.error = null;
+        onReply(data);
         ctx.refresh();
       };
       // A compiled module can be shared with a worker of the same origin; a page opened from disk
       // (the single-file build) has an opaque origin, so its worker gets the bytes instead.
-      if (self.origin !== 'null') worker.postMessage({ type: 'init', module: ctx.coreModule });
+      if (self.origin !== 'null') send('init', { module: ctx.coreModule, bytes: null });
       else {
-        fetch(coreUrl()).then((r) => r.arrayBuffer()).then((bytes) => worker.postMessage({ type: 'init', bytes }, [bytes]))
-          .catch((e) => { live.error = e.message; ctx.refresh(); });
+        fetch(coreUrl()).then((r) => r.arrayBuffer()).then((bytes) => worker.postMessage(message(REQUESTS, 'init', { module: null, bytes }), [bytes]))
+          .catch((e) => { live.error = e; ctx.refresh(); });
       }
     }
-    const options = () => ({ ...MODEL, seed: ctx.state.seed });
-    const text = () => (ctx.state.source === 'custom' ? customText : ctx.resources.trainText);
-    function reset() { live.running = false; live.sample = ''; send({ type: 'reset', text: text(), options: options() }); }
-    function requestSample() { send({ type: 'sample', prompt: ctx.state.prompt, length: 120, temperature: ctx.state.temp, seed: live.progress?.step ?? 0 }); }
-    function inspect() {
-      send({ type: 'attention', text: ctx.state.probe });
-      send({ type: 'future', text: ctx.state.probe, t: ctx.state.t, seed: 1 });
+
+    async function text(source) {
+      if (source === 'custom') return customText;
+      if (source === 'shipped') return ctx.resources.trainText;
+      if (!texts[lang]) {
+        live.loadingText = true;
+        ctx.refresh();
+        try {
+          texts[lang] = (await CORPUS[lang]()).default;
+        } finally {
+          live.loadingText = false;
+        }
+      }
+      return texts[lang];
     }
 
-    const source = choice({ name: 'source', label: t('source'), options: [{ value: 'shipped', label: t('shipped') }, { value: 'custom', label: t('custom') }],
-      onChange: (v) => { ctx.set({ source: v }); if (worker) reset(); } });
+    const keyOf = (s) => JSON.stringify([s.source, s.seed, s.causal]);
+    /**
+     * Build the model for the current text, seed and mask: again if `force`, else only if one of
+     * them changed (your own text is built only on request: Start or Reset).
+     */
+    async function ensureModel(force = false) {
+      startWorker();
+      const s = ctx.state, key = keyOf(s);
+      if (!live.ready) { if (s.source === 'corpus') text('corpus').catch(() => {}); return; }   // `ready` calls again
+      if (!force && (key === modelKey || s.source === 'custom')) return;
+      modelKey = key;
+      live.running = false;
+      live.pending += 1;
+      try {
+        const body = await text(s.source);
+        if (key !== modelKey) { live.pending -= 1; return; }   // superseded while loading
+        builtCustom = s.source === 'custom' ? body : null;
+        send('reset', { text: body, options: { ...MODEL, seed: s.seed, causal: s.causal } });
+      } catch (e) {
+        live.pending -= 1;
+        live.error = e;
+        ctx.refresh();
+      }
+    }
+
+    function requestSample() {
+      if (!live.vocab) return;
+      const p = readable(ctx.state.prompt || example('prompt'), live.vocab).text;
+      send('sample', { prompt: p, length: SAMPLE_LENGTH, temperature: ctx.state.temp, seed: live.progress?.step ?? 0 });
+    }
+    /** The sentence as the model reads it, and the t it is checked at. */
+    function probeText() {
+      const r = readable(ctx.state.probe || example('probe'), live.vocab);
+      r.text = [...r.text].slice(0, MODEL.tMax).join('');
+      const n = [...r.text].length;
+      return { ...r, n, t: Math.max(0, Math.min(ctx.state.t, n - 2)) };
+    }
+    function inspect() {
+      if (!live.vocab) return;
+      const p = probeText();
+      if (p.n < 2) return;
+      send('attention', { text: p.text });
+      send('future', { text: p.text, t: p.t, seed: 1 });
+    }
+
+    const source = ctx.choice('source');
     const area = h('textarea.custom-text', { rows: 5, 'aria-label': t('customLabel'), 'data-name': 'customText',
       oninput: () => { customText = area.value; } });
     const areaWrap = h('label.control.textarea', {}, t('customLabel'), area);
-    const seed = integer({ t, name: 'seed', label: t('seed'), min: 0, max: 9999, onChange: (v) => { ctx.set({ seed: v }); if (worker) reset(); } });
+    const seed = ctx.integer('seed');
+    const causal = ctx.toggle('causal', { onChange: (v) => { ctx.set({ causal: v }); ensureModel(); } });
     const startBtn = button({ label: t('start'), onClick: () => {
-      if (!worker) { startWorker(); live.startWhenReady = true; ctx.refresh(); return; }
-      if (!live.config) { reset(); live.startWhenReady = true; return; }
-      live.running = true; send({ type: 'start' }); ctx.refresh();
+      live.wantRun = true;
+      const stale = !live.config || (ctx.state.source === 'custom' && customText !== builtCustom);
+      if (!stale && !live.pending) { live.running = true; send('start'); }
+      else if (!live.pending) ensureModel(true);   // the model arrives, then starts
+      ctx.refresh();
     } });
     startBtn.dataset.name = 'start';
-    const pauseBtn = button({ label: t('pause'), onClick: () => { live.running = false; send({ type: 'pause' }); inspect(); requestSample(); ctx.refresh(); } });
+    const pauseBtn = button({ label: t('pause'), onClick: () => { live.wantRun = false; live.running = false; send('pause'); inspect(); requestSample(); ctx.refresh(); } });
     pauseBtn.dataset.name = 'pause';
-    const resetBtn = button({ label: t('reset'), onClick: () => { if (!worker) startWorker(); else reset(); } });
+    const resetBtn = button({ label: t('resetModel'), onClick: () => { live.wantRun = false; ensureModel(true); ctx.refresh(); } });
     resetBtn.dataset.name = 'reset-model';
-    const stats = readout({ name: 'stats' });
+    const statKeys = ['step', 'time', 'trainLoss', 'valLoss', 'best', 'unigram', 'speed', 'tokens', 'params', 'vocab'];
+    const statClass = { trainLoss: 'train-loss', valLoss: 'val-loss', best: 'best-loss' };
+    const statValues = Object.fromEntries(statKeys.map((k) => [k, h('dd', { class: statClass[k] ?? k })]));
+    const stats = h('dl.readout.train-stats', { 'data-name': 'stats' }, statKeys.flatMap((k) => [h('dt', {}, t(k)), statValues[k]]));
     const chart = lineChart({ label: t('chart') });
-    const temp = slider({ name: 'temp', label: t('temp'), min: 0.1, max: 2, step: 0.1, format: (v) => v.toFixed(1), onChange: (v) => { ctx.set({ temp: v }); requestSample(); } });
+    const notes = h('p.note.train-note', { 'data-name': 'train-note' });
+    const temp = ctx.slider('temp', { step: 0.1, format: (v) => v.toFixed(1), onChange: (v) => { ctx.set({ temp: v }); requestSample(); } });
     const prompt = h('input', { type: 'text', maxlength: 32, 'data-name': 'prompt', 'aria-label': t('samplePrompt'),
       oninput: () => { ctx.set({ prompt: prompt.value.replace(/[\u0000-\u001f]/g, '') }); } });
     const resample = button({ label: t('resample'), onClick: () => requestSample() });
     const sampleOut = h('pre.sample', { 'aria-live': 'polite', 'data-name': 'sample' });
     const probe = h('input', { type: 'text', maxlength: 32, 'data-name': 'probe', 'aria-label': t('probe'),
       oninput: () => { ctx.set({ probe: probe.value.replace(/[\u0000-\u001f]/g, '') }); inspect(); } });
-    const tField = integer({ t, name: 't', label: t('futureT'), min: 0, max: 30, onChange: (v) => { ctx.set({ t: v }); inspect(); } });
-    const maps = h('div.attn-maps');
+    const probeNote = h('p.note.probe-note', { 'data-name': 'probe-note', 'aria-live': 'polite' });
+    const tField = ctx.integer('t', { label: t('futureT'), onChange: (v) => { ctx.set({ t: v }); inspect(); } });
     const future = heatmap({ t, name: 'future', label: t('future'), names: ['T'], digits: 3 });
-    const futureOut = readout({ name: 'future' });
+    const futureOut = h('dl.readout', { 'data-name': 'future' });
+    const verdict = h('p.verdict', { 'data-name': 'verdict' });
+    const futureWaiting = h('p.note.waiting', { 'data-name': 'future-waiting' }, t('futureWaiting'));
+    const maps = h('div.attn-maps');
     const status = h('p.note.train-status', { role: 'status' });
     ctx.lab.append(
-      h('div.controls', {}, source.el, seed.el), areaWrap,
-      h('div.controls', {}, startBtn, pauseBtn, resetBtn), status, stats.el, chart.el,
+      h('div.controls', {}, source.el, seed.el, causal.el), areaWrap,
+      h('div.controls', {}, startBtn, pauseBtn, resetBtn), status, notes, stats, chart.el,
       h('div.controls', {}, h('label.control', {}, t('samplePrompt'), ' ', prompt), temp.el, resample), h('h4', {}, t('sample')), sampleOut,
-      h('div.controls', {}, h('label.control', {}, t('probe'), ' ', probe), tField.el), future.el, futureOut.el, maps);
+      h('div.controls', {}, h('label.control', {}, t('probe'), ' ', probe), tField.el), probeNote,
+      futureWaiting, future.el, futureOut, verdict, h('p.note.attn-axes', {}, t('attnAxes')), maps);
     const mapWidgets = new Map();
+    chart.note(t('chartWaiting'));
+    // Build the model (not train it) once the student scrolls near 18.8: the chart, the check and the
+    // maps then show the untrained model instead of empty boxes. The corpus loads only then.
+    if (typeof IntersectionObserver === 'function') {
+      const io = new IntersectionObserver((entries) => {
+        if (entries.some((e) => e.isIntersecting)) { io.disconnect(); ensureModel(); }
+      }, { rootMargin: '200px' });
+      io.observe(ctx.lab);
+    }
+
+    function paintChart(config) {
+      const pts = history.points();
+      const series = (k) => pts.map((p) => [p.step, p[k]]);
+      const best = history.best;
+      chart.set({ xLabel: t('steps'), yLabel: t('loss'), tableLabel: t('table'), yZero: false, series: [
+        { name: t('trainSeries'), points: series('train'), dash: 'solid' },
+        { name: t('valSeries'), points: series('val'), dash: 'dashed' },
+      ], hlines: [{ name: t('baselineSeries'), y: config.unigramEntropy, dash: 'dotted' }],
+      marks: history.count > 1 ? [{ x: best.step, y: best.val, series: 1, label: t('bestMark', { v: fmt(best.val, 3), step: best.step }) }] : [] });
+      chart.note(history.count > 1 ? null : t('chartWaiting'));
+    }
+
+    function paintProbe(r) {
+      const p = probeText();
+      const lines = [];
+      if (p.missing.size) lines.push(t('unreadable', { chars: [...p.missing].map((c) => `“${shown(c)}”`).join(' '), V: r.config.vocab }));
+      if (p.mapped.size) lines.push(t('mapped', { pairs: [...p.mapped].map(([a, b]) => `${shown(a)} → ${shown(b)}`).join(', ') }));
+      if (p.n < 2) lines.push(t('tooShort'));
+      else if (p.t !== ctx.state.t) lines.push(t('tClamped', { n: p.n, max: p.t }));
+      probeNote.textContent = lines.join(' ');
+      probeNote.classList.toggle('bad', p.missing.size > 0 || p.n < 2);
+    }
 
     return {
+      destroy() { worker?.terminate(); worker = null; live.running = false; },
       sync(s) {
-        source.set(s.source);
+        // the text, seed or mask changed (a control, or the section's reset): rebuild the model
+        if (live.ready && keyOf(s) !== modelKey && s.source !== 'custom') queueMicrotask(() => ensureModel());
         areaWrap.hidden = s.source !== 'custom';
-        seed.set(s.seed);
-        temp.set(s.temp);
-        if (prompt.value !== s.prompt) prompt.value = s.prompt;
-        if (probe.value !== s.probe) probe.value = s.probe;
-        tField.set(s.t);
+        const shownPrompt = s.prompt || example('prompt'), shownProbe = s.probe || example('probe');
+        if (prompt.value !== shownPrompt && document.activeElement !== prompt) prompt.value = shownPrompt;
+        if (probe.value !== shownProbe && document.activeElement !== probe) probe.value = shownProbe;
       },
       // Everything shown here was computed by the core in the worker; this only passes it on.
       compute() {
-        if (live.error) throw new Error(live.error);
+        if (live.error) throw live.error;
         return live;
       },
-      paint(r) {
-        status.textContent = !worker ? t('notStarted') : !r.config ? t('loading') : '';
-        startBtn.disabled = live.running;
-        pauseBtn.disabled = !live.running;
-        if (r.config) {
-          const p = r.progress, last = r.history.at(-1);
-          stats.set([
-            [t('step'), String(p?.step ?? 0)],
-            [t('trainLoss'), last ? fmt(last.train, 4) : '', 'train-loss'],
-            [t('valLoss'), last ? fmt(last.val, 4) : '', 'val-loss'],
-            [t('unigram'), fmt(r.config.unigramEntropy, 4)],
-            [t('speed'), p ? p.stepsPerSec.toFixed(1) : ''],
-            [t('tokens'), p ? Math.round(p.tokensPerSec).toLocaleString() : ''],
-            [t('params'), r.config.params.toLocaleString()],
-          ]);
-          const pts = (k) => r.history.map((e) => [e.step, e[k]]);
-          if (r.history.length) {
-            chart.set({ xLabel: t('steps'), yLabel: t('loss'), tableLabel: t('table'), series: [
-              { name: t('trainLoss'), points: pts('train') },
-              { name: t('valLoss'), points: pts('val') },
-              { name: t('baseline'), points: r.history.length > 1 ? [[r.history[0].step, r.config.unigramEntropy], [r.history.at(-1).step, r.config.unigramEntropy]] : [[0, r.config.unigramEntropy]] },
-            ] });
-          }
-        }
-        sampleOut.textContent = r.sample;
-        if (r.future) {
+      paint(r, s) {
+        status.textContent = live.loadingText ? t('loadingText') : !worker ? t('notStarted') : r.pending || (!r.config && s.source !== 'custom') ? t('loading')
+          : s.source === 'custom' && customText !== builtCustom ? t('customWaiting') : '';
+        startBtn.disabled = r.running;
+        pauseBtn.disabled = !r.running;
+        notes.textContent = [s.source === 'shipped' ? t('shortNote') : '', s.causal ? '' : t('noMaskNote')].filter(Boolean).join(' ');
+        notes.hidden = !notes.textContent;
+        if (!r.config) return;
+        const p = r.progress, last = history.last, best = history.best;
+        const values = {
+          step: String(p?.step ?? 0), time: `${Math.round(p?.seconds ?? 0)} s`, trainLoss: fmt(last.train, 4), valLoss: fmt(last.val, 4),
+          best: history.count > 1 ? `${fmt(best.val, 4)} (${best.step})` : '', unigram: fmt(r.config.unigramEntropy, 4),
+          speed: p ? p.stepsPerSec.toFixed(1) : '', tokens: p ? Math.round(p.tokensPerSec).toLocaleString() : '',
+          params: r.config.params.toLocaleString(), vocab: String(r.config.vocab),
+        };
+        for (const k of statKeys) if (statValues[k].textContent !== values[k]) statValues[k].textContent = values[k];
+        // the rest only when it changed: samples, maps and the check arrive far less often than the loss
+        const configChanged = painted.config !== r.config;
+        const changed = (key) => { const c = configChanged || painted[key] !== r.v[key]; painted[key] = r.v[key]; return c; };
+        if (changed('history')) paintChart(r.config);
+        if (changed('sample')) sampleOut.textContent = r.sample || t('sampleWaiting');
+        const probeKey = JSON.stringify([s.probe, s.t, r.v.future]);
+        if (painted.probe !== probeKey || configChanged) { painted.probe = probeKey; paintProbe(r); }
+        if (changed('future') && r.future) {
           const f = r.future.result;
-          future.set([f.perPosition], { shape: [f.perPosition.length], colLabels: [...r.future.text].map((c) => (c === ' ' ? '␣' : c)),
+          futureWaiting.hidden = true;
+          future.set([f.perPosition], { shape: [f.perPosition.length], colLabels: [...r.future.text].map(shown),
             rowLabels: ['max |Δ|'], highlightCols: new Set(Array.from({ length: r.future.t + 1 }, (_, i) => i)) });
           const exact = f.maxPrefixChange === 0;
-          futureOut.set([[t('prefix'), fmtErr(f.maxPrefixChange), 'prefix'], ['', t(exact ? 'exact' : 'leak'), exact ? 'good' : 'bad']]);
+          futureOut.replaceChildren(h('dt', {}, t('prefix')), h('dd.prefix', {}, fmtErr(f.maxPrefixChange)));
+          verdict.textContent = t(exact ? 'exact' : 'leak');
+          verdict.className = `verdict ${exact ? 'good' : 'bad'}`;
         }
-        if (r.attention) {
-          r.attention.maps.forEach((m, l) => {
-            for (let hd = 0; hd < m.shape[0]; hd++) {
-              const key = `${l}-${hd}`;
-              if (!mapWidgets.has(key)) {
-                const w = heatmap({ t, name: `attn-${key}`, label: t('attnTitle', { l, h: hd }), names: ['T', 'T'], weights: true, digits: 3, compact: true });
-                mapWidgets.set(key, w);
-                maps.append(w.el);
-              }
-              const chars = [...r.attention.text].map((c) => (c === ' ' ? '␣' : c));
-              mapWidgets.get(key).set(matrixAt(m, hd), { rowLabels: chars, colLabels: chars });
-            }
-          });
-        }
+        if (changed('attention') && r.attention) paintMaps(r.attention);
+        painted.config = r.config;
       },
     };
+
+    function paintMaps(a) {
+      const chars = [...a.text].map(shown);
+      const keys = new Set();
+      a.maps.forEach((m, l) => {
+        for (let hd = 0; hd < m.shape[0]; hd++) {
+          const key = `${l}-${hd}`;
+          keys.add(key);
+          if (!mapWidgets.has(key)) {
+            const w = heatmap({ t, name: `attn-${key}`, label: t('attnTitle', { l, h: hd }), names: ['T', 'T'], weights: true, digits: 3, compact: true,
+              axes: 'self', tableUpTo: MODEL.tMax * MODEL.tMax });
+            mapWidgets.set(key, w);
+            maps.append(w.el);
+          }
+          mapWidgets.get(key).set(matrixAt(m, hd), { rowLabels: chars, colLabels: chars,
+            cellLabel: (i, j, v) => t('attends', { a: chars[i], b: chars[j], v }) });
+        }
+      });
+      for (const [key, w] of mapWidgets) if (!keys.has(key)) { w.el.remove(); mapWidgets.delete(key); }
+    }
   },
 };

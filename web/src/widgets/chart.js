@@ -1,122 +1,260 @@
 // SVG charts (line and bar) with the data also available as a table. Series are told apart by
 // dash pattern and marker shape as well as colour (Okabe-Ito palette, colour-blind safe).
+//
+// A chart is drawn at its container's width in CSS pixels (one SVG unit is one CSS pixel, redrawn
+// when the container resizes), so its text keeps its size on a phone instead of shrinking with a
+// scaled picture. The legend is HTML above the plot, never on the curves. Redrawing reuses the
+// SVG nodes and builds the data table only while it is open: a chart updated many times a second
+// keeps a fixed number of nodes.
 import { h, nextId } from './dom.js';
 import { fmt } from '../format.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9'];
-const DASHES = ['', '6 4', '2 3', '8 3 2 3'];
-const s = (tag, attrs = {}, ...kids) => {
+const DASHES = { solid: '', dashed: '7 4', dotted: '1.5 3.5' };
+const DASH_ORDER = ['solid', 'dashed', 'dotted'];
+const SHAPES = ['circle', 'square', 'triangle', 'diamond'];
+const MAX_MARKERS = 8;    // markers per series; a long series gets them spread along its length
+const FALLBACK_WIDTH = 460;   // before the chart is laid out (or when it is hidden)
+
+const s = (tag, attrs = {}) => {
   const el = document.createElementNS(NS, tag);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  el.append(...kids);
   return el;
 };
+const setAttrs = (el, attrs) => { for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v)); return el; };
 
-function axisScale(values, log) {
+/** Exactly n children of `group` made by make(i), reusing the ones already there. */
+function pool(group, n, make) {
+  while (group.childElementCount > n) group.lastElementChild.remove();
+  while (group.childElementCount < n) group.append(make(group.childElementCount));
+  return [...group.children];
+}
+
+function markerPath(shape, x, y, r) {
+  switch (shape) {
+    case 'square': return `M${x - r},${y - r}h${2 * r}v${2 * r}h${-2 * r}z`;
+    case 'triangle': return `M${x},${y - r * 1.2}L${x + r * 1.1},${y + r * 0.8}L${x - r * 1.1},${y + r * 0.8}z`;
+    case 'diamond': return `M${x},${y - r * 1.3}L${x + r * 1.3},${y}L${x},${y + r * 1.3}L${x - r * 1.3},${y}z`;
+    default: return `M${x - r},${y}a${r},${r} 0 1,0 ${2 * r},0a${r},${r} 0 1,0 ${-2 * r},0`;
+  }
+}
+
+function axisScale(values, log, zero) {
   const f = log ? Math.log10 : (v) => v;
-  const vs = values.map(f);
+  const vs = values.filter(Number.isFinite).map(f);
   let lo = Math.min(...vs), hi = Math.max(...vs);
-  if (!log) lo = Math.min(0, lo);
-  if (hi === lo) hi = lo + 1;
+  if (!vs.length) { lo = 0; hi = 1; }
+  if (!log && zero) lo = Math.min(0, lo);
+  if (hi === lo) { hi = lo + 1; lo -= log || zero ? 0 : 1; }
+  if (!log && !zero) { const pad = (hi - lo) * 0.06; lo -= pad; hi += pad; }
   return { f, lo, hi };
 }
 
-function ticks({ lo, hi }, log) {
+/** Round tick values inside [lo, hi], about `count` of them (on a log axis: the decades; whole numbers if `whole`). */
+function ticks({ lo, hi }, log, count, whole = false) {
   if (log) {
     const out = [];
-    for (let e = Math.floor(lo); e <= Math.ceil(hi); e++) out.push(10 ** e);
+    for (let e = Math.ceil(lo - 1e-9); e <= Math.floor(hi + 1e-9); e++) out.push(10 ** e);
     return out;
   }
-  const step = 10 ** Math.floor(Math.log10((hi - lo) / 4 || 1));
-  const n = Math.ceil((hi - lo) / step) > 8 ? step * 2 : step;
+  const raw = (hi - lo) / Math.max(1, count);
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = Math.max(whole ? 1 : 0, [1, 2, 5, 10].map((m) => m * mag).find((v) => v >= raw) ?? 10 * mag);
   const out = [];
-  for (let v = Math.ceil(lo / n) * n; v <= hi + 1e-12; v += n) out.push(Number(v.toPrecision(6)));
+  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) out.push(Number(v.toPrecision(6)));
   return out;
 }
 
-/** Line chart: set({series: [{name, points: [[x, y]]}], xLabel, yLabel, xLog, yLog}) */
-export function lineChart({ label, width = 460, height = 260, id = nextId('chart') }) {
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label, class: 'chart' });
+/** The figure shared by both charts: caption, HTML legend, the SVG, the data table on request. */
+function frame(label, height, id, draw) {
+  const svg = s('svg', { role: 'img', 'aria-label': label, class: 'chart', preserveAspectRatio: 'xMinYMin meet' });
+  const legend = h('ul.chart-legend');
   const details = h('details.chart-data');
-  const el = h('figure.chart-figure', { id }, h('figcaption', {}, label), svg, details);
-  const m = { l: 56, r: 12, t: 12, b: 40 };
+  const note = h('p.chart-note', { hidden: true });
+  const el = h('figure.chart-figure', { id }, h('figcaption', {}, label), legend, svg, note, details);
+  // The width comes from a ResizeObserver (read once by hand for the first drawing): a redraw
+  // never forces a layout of the page.
+  let width = 0, last = null, legendKey = null, tableFill = null;
+  const render = () => {
+    width ||= Math.round(el.clientWidth) || FALLBACK_WIDTH;
+    svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    draw(svg, width, height, last);
+  };
+  if (typeof ResizeObserver === 'function') {
+    new ResizeObserver(([entry]) => {
+      const w = Math.round(entry.contentRect.width);
+      if (w > 0 && w !== width) { width = w; if (last) render(); }
+    }).observe(el);
+  }
+  details.addEventListener('toggle', () => { if (details.open && tableFill) tableFill(); });
+  return {
+    el, svg,
+    /** Draw `data`; `items` [{name, swatch}] for the legend; `table()` builds the data table's rows. */
+    update(data, items, summary, table) {
+      last = data;
+      const key = JSON.stringify(items.map((i) => [i.name, i.key]));
+      if (key !== legendKey) {
+        legendKey = key;
+        legend.replaceChildren(...items.map((i) => h('li', {}, i.swatch(), ' ', i.name)));
+      }
+      render();
+      tableFill = () => details.replaceChildren(h('summary', {}, summary), table());
+      if (details.open) tableFill();
+      else if (!details.firstChild) details.replaceChildren(h('summary', {}, summary));
+    },
+    /** A sentence under the plot saying what it will show (before there is data), or null. */
+    note(text) {
+      note.hidden = !text;
+      note.textContent = text ?? '';
+    },
+  };
+}
 
-  function set({ series, xLabel, yLabel, xLog = false, yLog = false, tableLabel = 'data' }) {
-    const xs = series.flatMap((se) => se.points.map((p) => p[0]));
-    const ys = series.flatMap((se) => se.points.map((p) => p[1]));
-    const X = axisScale(xs, xLog), Y = axisScale(ys, yLog);
+function swatch(colour, dash, shape, fillOpacity = 1) {
+  return () => {
+    const sw = s('svg', { class: 'swatch', width: 34, height: 14, viewBox: '0 0 34 14', 'aria-hidden': 'true' });
+    if (dash !== null) sw.append(s('line', { x1: 1, x2: 33, y1: 7, y2: 7, stroke: colour, 'stroke-width': 2.5, 'stroke-dasharray': DASHES[dash] }));
+    if (shape) sw.append(s('path', { d: markerPath(shape, 17, 7, 4), fill: colour, 'fill-opacity': fillOpacity, stroke: colour }));
+    return sw;
+  };
+}
+
+/**
+ * Line chart: set({series: [{name, points: [[x, y]], dash?: 'solid'|'dashed'|'dotted'}],
+ *   hlines?: [{name, y, dash?}], marks?: [{x, y, label, series}], xLabel, yLabel, xLog, yLog, yZero = true, tableLabel}).
+ * `hlines` are reference levels across the whole plot (a baseline); `marks` ring single points
+ * (for example the best validation loss) and label them.
+ */
+export function lineChart({ label, height = 260, id = nextId('chart') }) {
+  const parts = {};
+  const groups = ['grid', 'yTicks', 'xTicks', 'axes', 'hlines', 'series', 'markers', 'marks'];
+  const f = frame(label, height, id, draw);
+  for (const g of groups) f.svg.append(parts[g] = s('g', { class: `chart-${g}` }));
+  const styleOf = (se, k) => ({ colour: COLOURS[k % COLOURS.length], dash: se.dash ?? DASH_ORDER[k % DASH_ORDER.length], shape: SHAPES[k % SHAPES.length] });
+
+  function draw(svg, width, height, d) {
+    if (!d) return;
+    const m = { l: 52, r: 14, t: 10, b: 40 };
+    const xs = d.series.flatMap((se) => se.points.map((p) => p[0]));
+    const ys = d.series.flatMap((se) => se.points.map((p) => p[1])).concat((d.hlines ?? []).map((l) => l.y));
+    const X = axisScale(xs, d.xLog, true), Y = axisScale(ys, d.yLog, d.yZero ?? true);
     const px = (v) => m.l + ((X.f(v) - X.lo) / (X.hi - X.lo)) * (width - m.l - m.r);
     const py = (v) => height - m.b - ((Y.f(v) - Y.lo) / (Y.hi - Y.lo)) * (height - m.t - m.b);
-    const kids = [];
-    for (const tv of ticks(Y, yLog)) {
-      if (Y.f(tv) < Y.lo - 1e-9 || Y.f(tv) > Y.hi + 1e-9) continue;
-      kids.push(s('line', { x1: m.l, x2: width - m.r, y1: py(tv), y2: py(tv), class: 'grid' }),
-        s('text', { x: m.l - 6, y: py(tv) + 4, 'text-anchor': 'end', class: 'tick' }, fmt(tv, 2)));
-    }
-    // x ticks: the data's own x values on a log axis (powers of two read better than decades)
-    for (const tv of xLog ? [...new Set(xs)] : ticks(X, false)) {
-      if (X.f(tv) < X.lo - 1e-9 || X.f(tv) > X.hi + 1e-9) continue;
-      kids.push(s('text', { x: px(tv), y: height - m.b + 16, 'text-anchor': 'middle', class: 'tick' }, xLog ? String(tv) : fmt(tv, 0)));
-    }
-    kids.push(s('line', { x1: m.l, x2: width - m.r, y1: height - m.b, y2: height - m.b, class: 'axis' }),
-      s('line', { x1: m.l, x2: m.l, y1: m.t, y2: height - m.b, class: 'axis' }),
-      s('text', { x: (width + m.l) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-label' }, xLabel),
-      s('text', { x: 14, y: (height - m.b) / 2, transform: `rotate(-90 14 ${(height - m.b) / 2})`, 'text-anchor': 'middle', class: 'axis-label' }, yLabel));
-    series.forEach((se, k) => {
-      const c = COLOURS[k % COLOURS.length];
-      kids.push(s('polyline', { points: se.points.map(([x, y]) => `${px(x)},${py(y)}`).join(' '), fill: 'none', stroke: c,
-        'stroke-width': 2, 'stroke-dasharray': DASHES[k % DASHES.length] }));
-      for (const [x, y] of se.points) {
-        kids.push(k % 2 === 0 ? s('circle', { cx: px(x), cy: py(y), r: 3.5, fill: c })
-          : s('rect', { x: px(x) - 3.5, y: py(y) - 3.5, width: 7, height: 7, fill: c }));
-      }
-      const ly = m.t + 14 + 16 * k;
-      kids.push(s('line', { x1: m.l + 12, x2: m.l + 36, y1: ly, y2: ly, stroke: c, 'stroke-width': 2, 'stroke-dasharray': DASHES[k % DASHES.length] }),
-        s('text', { x: m.l + 42, y: ly + 4, class: 'legend' }, se.name));
+    const yt = ticks(Y, d.yLog, Math.max(2, Math.floor((height - m.t - m.b) / 36)));
+    // x ticks on a log axis: the data's own x values (powers of two read better than decades), thinned to fit
+    let xt = d.xLog ? [...new Set(xs)].sort((a, b) => a - b) : ticks(X, false, Math.max(2, Math.floor((width - m.l - m.r) / 70)), xs.every(Number.isInteger));
+    if (d.xLog) { const every = Math.ceil(xt.length / Math.max(2, Math.floor((width - m.l - m.r) / 44))); xt = xt.filter((_, i) => i % every === 0); }
+    const gridLines = pool(parts.grid, yt.length, () => s('line', { class: 'grid' }));
+    const yLabels = pool(parts.yTicks, yt.length, () => s('text', { class: 'tick', 'text-anchor': 'end' }));
+    const xLabels = pool(parts.xTicks, xt.length, () => s('text', { class: 'tick', 'text-anchor': 'middle' }));
+    yt.forEach((tv, i) => {
+      setAttrs(gridLines[i], { x1: m.l, x2: width - m.r, y1: py(tv), y2: py(tv) });
+      setAttrs(yLabels[i], { x: m.l - 6, y: py(tv) + 4 }).textContent = fmt(tv, 2);
     });
-    svg.replaceChildren(...kids);
-    const xsSorted = [...new Set(xs)];
-    details.replaceChildren(h('summary', {}, tableLabel), h('table.matrix', {},
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, xLabel), series.map((se) => h('th', { scope: 'col' }, se.name)))),
-      h('tbody', {}, xsSorted.map((x) => h('tr', {}, h('th', { scope: 'row' }, String(x)),
-        series.map((se) => h('td', {}, fmt(se.points.find((p) => p[0] === x)?.[1] ?? NaN, 4))))))));
+    xt.forEach((tv, i) => { setAttrs(xLabels[i], { x: px(tv), y: height - m.b + 16 }).textContent = d.xLog ? String(tv) : fmt(tv, 0); });
+    const [xAxis, yAxis, xName, yName] = pool(parts.axes, 4, (i) => (i < 2 ? s('line', { class: 'axis' }) : s('text', { class: 'axis-label', 'text-anchor': 'middle' })));
+    setAttrs(xAxis, { x1: m.l, x2: width - m.r, y1: height - m.b, y2: height - m.b });
+    setAttrs(yAxis, { x1: m.l, x2: m.l, y1: m.t, y2: height - m.b });
+    setAttrs(xName, { x: (width + m.l) / 2, y: height - 6 }).textContent = d.xLabel;
+    setAttrs(yName, { x: 14, y: (height - m.b) / 2, transform: `rotate(-90 14 ${(height - m.b) / 2})` }).textContent = d.yLabel;
+    const hl = d.hlines ?? [];
+    pool(parts.hlines, hl.length, () => s('line', { 'stroke-width': 2 })).forEach((line, i) => {
+      const st = styleOf(hl[i], d.series.length + i);
+      setAttrs(line, { x1: m.l, x2: width - m.r, y1: py(hl[i].y), y2: py(hl[i].y), stroke: st.colour, 'stroke-dasharray': DASHES[st.dash] });
+    });
+    const lines = pool(parts.series, d.series.length, () => s('polyline', { fill: 'none', 'stroke-width': 2 }));
+    const markerGroups = pool(parts.markers, d.series.length, () => s('path', { 'stroke-width': 1 }));
+    d.series.forEach((se, k) => {
+      const st = styleOf(se, k);
+      setAttrs(lines[k], { points: se.points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' '), stroke: st.colour,
+        'stroke-dasharray': DASHES[st.dash] });
+      const n = se.points.length;
+      const pick = n <= MAX_MARKERS ? se.points : Array.from({ length: MAX_MARKERS }, (_, i) => se.points[Math.round((i * (n - 1)) / (MAX_MARKERS - 1))]);
+      setAttrs(markerGroups[k], { d: pick.map(([x, y]) => markerPath(st.shape, px(x), py(y), 3.5)).join(''), fill: st.colour, stroke: st.colour });
+    });
+    const marks = d.marks ?? [];
+    const markEls = pool(parts.marks, marks.length, () => {
+      const g = s('g', { class: 'mark' });
+      g.append(s('circle', { r: 7, fill: 'none', 'stroke-width': 2.5 }), s('text', { class: 'mark-label' }));
+      return g;
+    });
+    marks.forEach((mk, i) => {
+      const [ring, text] = markEls[i].children;
+      const x = px(mk.x), y = py(mk.y), colour = COLOURS[(mk.series ?? 0) % COLOURS.length];
+      setAttrs(ring, { cx: x, cy: y, stroke: colour });
+      // the label sits on the side with room: left of a point in the right half, above a point in the lower half
+      const below = y < m.t + (height - m.t - m.b) / 2;
+      setAttrs(text, { x: x > width / 2 ? x - 10 : x + 10, y: below ? y + 22 : y - 12, 'text-anchor': x > width / 2 ? 'end' : 'start' }).textContent = mk.label;
+    });
   }
-  return { el, set };
+
+  function set(d) {
+    const hl = d.hlines ?? [];
+    const items = [...d.series, ...hl].map((se, k) => {
+      const st = styleOf(se, k);
+      return { name: se.name, key: st.dash, swatch: swatch(st.colour, st.dash, k < d.series.length ? st.shape : null) };
+    });
+    f.update(d, items, d.tableLabel ?? 'data', () => {
+      const xsSorted = [...new Set(d.series.flatMap((se) => se.points.map((p) => p[0])))].sort((a, b) => a - b);
+      const byX = d.series.map((se) => new Map(se.points.map(([x, y]) => [x, y])));
+      return h('table.matrix', {},
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, d.xLabel), [...d.series, ...hl].map((se) => h('th', { scope: 'col' }, se.name)))),
+        h('tbody', {}, xsSorted.map((x) => h('tr', {}, h('th', { scope: 'row' }, String(x)),
+          byX.map((m) => h('td', {}, m.has(x) ? fmt(m.get(x), 4) : '')), hl.map((l) => h('td', {}, fmt(l.y, 4)))))));
+    });
+  }
+  return { el: f.el, set, note: f.note };
 }
 
 /** Grouped bar chart: set({labels, series: [{name, values}], yLabel, max}) */
-export function barChart({ label, width = 460, height = 220, id = nextId('bars') }) {
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label, class: 'chart' });
-  const details = h('details.chart-data');
-  const el = h('figure.chart-figure', { id }, h('figcaption', {}, label), svg, details);
-  const m = { l: 44, r: 8, t: 30, b: 28 };
-  function set({ labels, series, yLabel, max = 1, tableLabel = 'data' }) {
+export function barChart({ label, height = 220, id = nextId('bars') }) {
+  const f = frame(label, height, id, draw);
+  const styleOf = (k) => ({ colour: COLOURS[k % COLOURS.length], hollow: k % 2 === 1 });
+
+  function draw(svg, width, height, d) {
+    if (!d) return;
+    const m = { l: 44, r: 8, t: 10, b: 28 };
     const kids = [];
-    const gw = (width - m.l - m.r) / labels.length;
-    const bw = (gw * 0.8) / series.length;
+    const gw = (width - m.l - m.r) / d.labels.length;
+    const bw = (gw * 0.8) / d.series.length;
+    const max = d.max ?? 1;
     const py = (v) => height - m.b - (v / max) * (height - m.t - m.b);
-    for (const tv of [0, 0.25, 0.5, 0.75, 1].map((f) => f * max)) {
+    for (const tv of [0, 0.25, 0.5, 0.75, 1].map((q) => q * max)) {
       kids.push(s('line', { x1: m.l, x2: width - m.r, y1: py(tv), y2: py(tv), class: 'grid' }),
-        s('text', { x: m.l - 6, y: py(tv) + 4, 'text-anchor': 'end', class: 'tick' }, fmt(tv, 2)));
+        s('text', { x: m.l - 6, y: py(tv) + 4, 'text-anchor': 'end', class: 'tick' }));
+      kids.at(-1).textContent = fmt(tv, 2);
     }
-    series.forEach((se, k) => {
-      const c = COLOURS[k % COLOURS.length];
+    d.series.forEach((se, k) => {
+      const st = styleOf(k);
       se.values.forEach((v, i) => {
         const x = m.l + i * gw + gw * 0.1 + k * bw;
-        kids.push(s('rect', { x, y: py(v), width: bw - 2, height: Math.max(0, height - m.b - py(v)), fill: c,
-          ...(k % 2 ? { 'fill-opacity': 0.55, stroke: c, 'stroke-width': 1.5 } : {}) }));
+        kids.push(s('rect', { x, y: py(v), width: Math.max(1, bw - 2), height: Math.max(0, height - m.b - py(v)), fill: st.colour,
+          ...(st.hollow ? { 'fill-opacity': 0.55, stroke: st.colour, 'stroke-width': 1.5 } : {}) }));
       });
-      kids.push(s('rect', { x: m.l + 8 + 150 * k, y: 8, width: 12, height: 12, fill: c, ...(k % 2 ? { 'fill-opacity': 0.55, stroke: c } : {}) }),
-        s('text', { x: m.l + 26 + 150 * k, y: 18, class: 'legend' }, se.name));
     });
-    labels.forEach((lb, i) => kids.push(s('text', { x: m.l + (i + 0.5) * gw, y: height - m.b + 16, 'text-anchor': 'middle', class: 'tick' }, lb)));
-    kids.push(s('line', { x1: m.l, x2: width - m.r, y1: height - m.b, y2: height - m.b, class: 'axis' }),
-      s('text', { x: 12, y: (height - m.b) / 2, transform: `rotate(-90 12 ${(height - m.b) / 2})`, 'text-anchor': 'middle', class: 'axis-label' }, yLabel));
+    // category labels: every one if they fit, else every other (the table has them all)
+    const every = gw >= 16 ? 1 : Math.ceil(16 / gw);
+    d.labels.forEach((lb, i) => {
+      if (i % every) return;
+      const t = s('text', { x: m.l + (i + 0.5) * gw, y: height - m.b + 16, 'text-anchor': 'middle', class: 'tick' });
+      t.textContent = lb;
+      kids.push(t);
+    });
+    const yName = s('text', { x: 12, y: (height - m.b) / 2, transform: `rotate(-90 12 ${(height - m.b) / 2})`, 'text-anchor': 'middle', class: 'axis-label' });
+    yName.textContent = d.yLabel;
+    kids.push(s('line', { x1: m.l, x2: width - m.r, y1: height - m.b, y2: height - m.b, class: 'axis' }), yName);
     svg.replaceChildren(...kids);
-    details.replaceChildren(h('summary', {}, tableLabel), h('table.matrix', {},
-      h('thead', {}, h('tr', {}, h('th', {}, ''), labels.map((lb) => h('th', { scope: 'col' }, lb)))),
-      h('tbody', {}, series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map((v) => h('td', {}, fmt(v, 4))))))));
   }
-  return { el, set };
+
+  function set(d) {
+    const items = d.series.map((se, k) => {
+      const st = styleOf(k);
+      return { name: se.name, key: k, swatch: swatch(st.colour, null, 'square', st.hollow ? 0.55 : 1) };
+    });
+    f.update(d, items, d.tableLabel ?? 'data', () => h('table.matrix', {},
+      h('thead', {}, h('tr', {}, h('th', {}, ''), d.labels.map((lb) => h('th', { scope: 'col' }, lb)))),
+      h('tbody', {}, d.series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map((v) => h('td', {}, fmt(v, 4))))))));
+  }
+  return { el: f.el, set };
 }

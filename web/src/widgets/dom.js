@@ -21,3 +21,27 @@ export function h(tag, attrs = {}, ...children) {
 
 let uid = 0;
 export const nextId = (p = 'w') => `${p}-${++uid}`;
+
+/** A widget's own message line (role=alert). show(text) shows it (scrolled into view if it is
+ * not) and marks each of targets() aria-invalid, described by it; show(null) hides it and clears
+ * the marks. */
+export function messageLine(targets, tag = 'span') {
+  const el = h(`${tag}.cell-error`, { role: 'alert', hidden: true, id: nextId('msg') });
+  return {
+    el,
+    show(text) {
+      el.textContent = text ?? '';
+      el.hidden = !text;
+      if (text) el.scrollIntoView?.({ block: 'nearest' });
+      for (const target of targets()) {
+        if (text) {
+          target.setAttribute('aria-invalid', 'true');
+          target.setAttribute('aria-describedby', el.id);
+        } else {
+          target.removeAttribute('aria-invalid');
+          target.removeAttribute('aria-describedby');
+        }
+      }
+    },
+  };
+}

@@ -4,6 +4,7 @@
 // diverging map for signed data. NaN cells are hatched and say "NaN".
 import { h, nextId } from './dom.js';
 import { fmt, shapeText } from '../format.js';
+import { axesNote, cellLabel } from './axes.js';
 
 const VIRIDIS = ['#440154', '#482878', '#3e4989', '#31688e', '#26828e', '#1f9e89', '#35b779', '#6ece58', '#b5de2b', '#fde725'];
 const PUOR = ['#2d004b', '#542788', '#8073ac', '#b2abd2', '#d8daeb', '#f7f7f7', '#fee0b6', '#fdb863', '#e08214', '#b35806', '#7f3b08'];
@@ -31,21 +32,26 @@ export function colour(v, { signed, max }) {
 }
 const LARGE = 400;   // cells; past this a heatmap is drawn on a canvas and its table built on demand
 
-export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, id = nextId('hm') }) {
+/** axes: 'self' or 'cross' for an attention-shaped matrix (rows receive, columns give; see axes.js) */
+export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, axes: initialAxes = null, tableUpTo = LARGE, id = nextId('hm') }) {
   let label = initialLabel;   // set(rows, {label}) can change it
+  let axes = initialAxes;     // and set(rows, {axes})
   let layoutKey = null;       // what the table's structure was built for
+  let cellLabelOf = null;   // set(rows, {cellLabel}): the section's own wording of a cell
+  const cellText = (i, j, v) => cellLabelOf?.(i, j, v) ?? cellLabel(t, axes, label, i, j, v);
   // compact: small cells without printed numbers (each cell still carries its value as a label)
   const table = h('table.matrix.heatmap', { 'aria-label': label, class: compact ? 'compact' : null });
   const labelEl = h('span.tensor-label', {}, label);
   const badge = h('span.shape-badge');
   const note = h('p.heatmap-note', { hidden: true });
+  const axesLine = axesNote(t);
   // canvas mode: the picture, a readout of the cell under the pointer, and the table on request
   const canvas = h('canvas.heatmap-canvas', { role: 'img', tabindex: 0 });
   const probe = h('output.heatmap-probe', { 'aria-live': 'polite' });
   const tableHost = h('details.heatmap-table', {}, h('summary', {}, t('asTable')));
   const big = h('div.heatmap-big', { hidden: true }, canvas, probe, tableHost);
   const small = h('div.scroll', {}, table);
-  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, labelEl, ' ', badge), small, big, note);
+  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, labelEl, ' ', badge), axesLine.el, small, big, note);
   let current = null;   // {rows, opts} of the last set(), for the lazy table and the pointer readout
   tableHost.addEventListener('toggle', () => { if (tableHost.open && current) fillTable(current.rows, current.opts, current.scale); });
   const cellAt = (e) => {
@@ -55,7 +61,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   };
   canvas.addEventListener('mousemove', (e) => {
     const c = current && cellAt(e);
-    if (c) probe.textContent = t('cellValue', { label, row: c[0], col: c[1], value: fmt(current.rows[c[0]][c[1]], digits) });
+    if (c) probe.textContent = cellText(c[0], c[1], fmt(current.rows[c[0]][c[1]], digits));
   });
 
   /**
@@ -83,7 +89,10 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     canvas.setAttribute('aria-label', `${label}: ${R} × ${C}. ${t('asTable')}.`);
   }
 
-  /** opts: {label, names, shape, rowMarks, rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note} */
+  /**
+   * opts: {label, axes, names, shape, rowMarks, rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note,
+   *        cellLabel(i, j, valueText): a cell's label and tooltip in the section's words}
+   */
   function set(rows, opts = {}) {
     if (opts.label !== undefined && opts.label !== label) {
       label = opts.label;
@@ -91,11 +100,17 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
       table.setAttribute('aria-label', label);
       layoutKey = null;   // cell labels mention it
     }
+    if (opts.axes !== undefined && opts.axes !== axes) {
+      axes = opts.axes;
+      layoutKey = null;
+    }
+    axesLine.set(axes);
+    cellLabelOf = opts.cellLabel ?? null;
     const flat = rows.flat().filter((v) => !Number.isNaN(v));
     const signed = opts.signed ?? (!weights && flat.some((v) => v < 0));
     // Colour scale bound: weights use [0, 1]; other data its largest magnitude (display only).
     const max = weights ? 1 : flat.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-    const large = rows.length * rows[0].length > LARGE;
+    const large = rows.length * rows[0].length > tableUpTo;
     current = { rows, opts, scale: { signed, max } };
     small.hidden = large;
     big.hidden = !large;
@@ -121,7 +136,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
       for (let j = 0; j < rows[i].length; j++) {
         const td = tr.cells[j + 1], v = rows[i][j];
         const text = fmt(v, digits);
-        const aria = t('cellValue', { label, row: i, col: j, value: text });
+        const aria = cellText(i, j, text);
         td.setAttribute('aria-label', aria);
         td.title = aria;
         if (Number.isNaN(v)) {
@@ -142,20 +157,20 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   }
 
   function fillTable(rows, opts, { signed, max }) {
-    const host = rows.length * rows[0].length > LARGE ? tableHost : small;
+    const host = rows.length * rows[0].length > tableUpTo ? tableHost : small;
     if (table.parentNode !== host) host.append(table);
     const key = JSON.stringify([rows.length, rows[0].length, opts.rowLabels, opts.colLabels, !!opts.rowMarks, opts.rowMarksLabel,
       opts.highlightCols ? [...opts.highlightCols] : null]);
     if (key === layoutKey && table.tBodies.length) { updateCells(rows, opts, { signed, max }); return; }
     layoutKey = key;
     const colName = (j) => opts.colLabels?.[j] ?? String(j), rowName = (i) => opts.rowLabels?.[i] ?? String(i);
-    const head = h('tr', {}, h('th', { scope: 'col' }, ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
-      opts.rowMarks ? h('th', { scope: 'col' }, opts.rowMarksLabel ?? '') : null);
+    const head = h('tr', {}, h('th', { scope: 'col', class: axes ? 'corner' : null }, axes ? 't \\ j' : ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
+      opts.rowMarks ? h('th.rowmark', { scope: 'col' }, opts.rowMarksLabel ?? '') : null);
     const body = rows.map((r, i) => h('tr', { class: opts.highlightRows?.has(i) ? 'hl' : null },
       h('th', { scope: 'row' }, rowName(i)),
       r.map((v, j) => {
         const text = fmt(v, digits);
-        const aria = t('cellValue', { label, row: i, col: j, value: text });
+        const aria = cellText(i, j, text);
         if (Number.isNaN(v)) return h('td.nan', { 'aria-label': aria, title: aria }, 'NaN');
         const c = colour(v, { signed, max });
         return h('td', { style: `background:${c.bg};color:${c.fg}`, 'aria-label': aria, title: aria, 'data-value': String(v) }, compact ? '' : text);

@@ -1,13 +1,18 @@
 // A boolean (Tq, Tk) mask as a grid of toggle buttons: pressed = allowed (1), not = masked (0).
 // Keyboard: Tab reaches the grid, arrows move, Space/Enter toggles.
-import { h } from './dom.js';
+import { h, messageLine } from './dom.js';
 import { shapeText } from '../format.js';
+import { axesNote } from './axes.js';
 
 export function maskEditor({ t, label, name, onChange }) {
   let rows = [[1]];
   const grid = h('table.matrix.mask', { role: 'grid', 'aria-label': label });
   const badge = h('span.shape-badge');
-  const el = h('figure.tensor.mask-editor', { 'data-name': name }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), h('div.scroll', {}, grid));
+  const axesLine = axesNote(t);
+  axesLine.set('self');   // a mask says which source j each receiver t may see
+  const message = messageLine(() => [grid], 'p');
+  const el = h('figure.tensor.mask-editor', { 'data-name': name }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge),
+    axesLine.el, h('div.scroll', {}, grid), message.el);
 
   const focusAt = (i, j) => grid.querySelector(`button[data-row="${i}"][data-col="${j}"]`)?.focus();
   function build() {
@@ -38,5 +43,6 @@ export function maskEditor({ t, label, name, onChange }) {
       }
       badge.textContent = shapeText(['T', 'T'], [rows.length, rows[0].length]);
     },
+    invalid: message.show,
   };
 }

@@ -2,8 +2,9 @@
 // or not finite is marked (aria-invalid), explained in words, and nothing is reported upward,
 // so the page keeps its last valid result. Valid edits call onChange(rows) at once.
 // Keyboard: arrows move between cells (left/right at the ends of the text), Enter moves down.
-import { h, nextId } from './dom.js';
+import { h, nextId, messageLine } from './dom.js';
 import { shapeText } from '../format.js';
+import { axesNote } from './axes.js';
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -16,12 +17,13 @@ export function parseCell(text) {
   return Number.isFinite(v) ? { value: v } : { error: 'inf' };
 }
 
+/** axes: 'self' or 'cross' when the matrix is attention-shaped (scores): rows receive, columns give */
 export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows = 12, minCols = 1, maxCols = 12,
-  resizeRows = true, resizeCols = true, name, id = nextId('m') }) {
+  resizeRows = true, resizeCols = true, axes = null, name, id = nextId('m') }) {
   let rows = [[0]];
   const table = h('table.matrix.editable', { role: 'grid', 'aria-label': label });
   const badge = h('span.shape-badge');
-  const message = h('p.cell-error', { role: 'alert', hidden: true, id: `${id}-err` });
+  const message = messageLine(() => [table], 'p');   // a bad cell, or a core error about this matrix
   const buttons = [];
   const resize = (dr, dc) => () => {
     const r = Math.min(maxRows, Math.max(minRows, rows.length + dr));
@@ -34,11 +36,13 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
     h('button', { type: 'button', onclick: resize(-1, 0), 'data-act': 'remove-row' }, t('removeRow')));
   if (resizeCols) buttons.push(h('button', { type: 'button', onclick: resize(0, 1), 'data-act': 'add-col' }, t('addCol')),
     h('button', { type: 'button', onclick: resize(0, -1), 'data-act': 'remove-col' }, t('removeCol')));
+  const axesLine = axesNote(t);
+  axesLine.set(axes);
   const el = h('figure.tensor.editor', { id, 'data-name': name },
-    h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge),
+    h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), axesLine.el,
     h('div.scroll', {}, table),
     buttons.length ? h('div.resize', {}, buttons) : null,
-    message);
+    message.el);
 
   const inputs = () => [...table.querySelectorAll('input')];
 
@@ -50,7 +54,7 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
       const r = parseCell(input.value);
       if (r.error) {
         input.setAttribute('aria-invalid', 'true');
-        input.setAttribute('aria-describedby', message.id);
+        input.setAttribute('aria-describedby', message.el.id);
         errors.push({ i, j, kind: r.error, text: input.value.trim() });
       } else {
         input.removeAttribute('aria-invalid');
@@ -61,13 +65,10 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
     if (errors.length) {
       const e = errors[0];
       const key = e.kind === 'empty' ? 'cellEmpty' : e.kind === 'nan' ? 'cellNaN' : 'cellInf';
-      message.textContent = `${t(key, { row: e.i + 1, col: e.j + 1, text: e.text.slice(0, 40) })} ${t('cellKeep')}`;
-      message.hidden = false;
-      el.classList.add('invalid');
+      invalid(`${t(key, { row: e.i + 1, col: e.j + 1, text: e.text.slice(0, 40) })} ${t('cellKeep')}`);
       return;
     }
-    message.hidden = true;
-    el.classList.remove('invalid');
+    invalid(null);
     rows = next;
     onChange(next.map((r) => r.slice()));
   }
@@ -110,10 +111,15 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
       if (typed.value !== v) input.value = String(v);
       input.removeAttribute('aria-invalid');
     }
-    message.hidden = true;
-    el.classList.remove('invalid');
+    invalid(null);
     badge.textContent = shapeText(opts.names ?? names, [rows.length, rows[0].length]);
   }
 
-  return { el, set, get: () => rows.map((r) => r.slice()) };
+  /** Explain what is wrong with this matrix beside it (null: nothing). */
+  function invalid(text) {
+    message.show(text);
+    el.classList.toggle('invalid', !!text);
+  }
+
+  return { el, set, invalid, get: () => rows.map((r) => r.slice()) };
 }

@@ -1,0 +1,268 @@
+// 18.8 (the character GPT trained live) and the charts, in headless Chromium: training on the
+// default corpus, the mask toggle and the future check, what shows before training, the reset,
+// characters the model cannot read, the attention maps' labels, phones (390 px), and the cost of
+// one worker message after 10,000 evaluation points.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, heatmapValues } from './harness.mjs';
+
+const DIST = new URL('../../dist/', import.meta.url).pathname;
+let server, chrome;
+before(async () => { server = await serve(DIST); chrome = await launch(); });
+after(async () => { await chrome?.close(); server?.close(); });
+
+const S8 = '.lab-section[data-section="18.8"]';
+async function open(query = '', { width = 1280, captureWorkers = false, wait = `${S8} [data-name="start"]` } = {}) {
+  const { page, errors } = await openPage(chrome.browser, 'about:blank');
+  await page.setViewportSize({ width, height: 900 });
+  if (captureWorkers) {
+    // keep a handle on the training worker, to feed its message handler directly
+    await page.addInitScript(() => {
+      const W = window.Worker;
+      window.__workers = [];
+      window.Worker = class extends W { constructor(...a) { super(...a); window.__workers.push(this); } };
+    });
+  }
+  await page.goto(server.url + query);
+  await page.waitForSelector(wait, { timeout: 15000 });
+  return { page, errors, s8: page.locator(S8) };
+}
+const stat = async (s8, name) => (await s8.locator(`dl[data-name="stats"] dd.${name}`).textContent()).trim();
+const num = async (s8, name) => Number.parseFloat((await stat(s8, name)).replace('−', '-'));
+/** Scroll until `selector` stays in view (sections off screen have estimated heights until drawn). */
+const scrollTo = (page, selector) => page.waitForFunction((sel) => {
+  const el = document.querySelector(sel);
+  el.scrollIntoView({ block: 'center' });
+  const r = el.getBoundingClientRect();
+  return r.top >= 0 && r.bottom <= innerHeight;
+}, selector, { polling: 250, timeout: 15000 });
+/** Scroll 18.8 into view (which builds the untrained model) and wait for it. */
+async function built(page, s8) {
+  await scrollTo(page, `${S8} [data-name="start"]`);
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0'
+    && document.querySelector(`${sel} dl[data-name="future"] dd.prefix`), S8, { timeout: 30000 });
+}
+const waitSeconds = (page, sec) => page.waitForFunction(([sel, sec]) =>
+  Number.parseFloat(document.querySelector(`${sel} dl[data-name="stats"] dd.time`)?.textContent) >= sec, [S8, sec], { timeout: (sec + 60) * 1000, polling: 200 });
+
+test('18.8 on the default corpus (zh): after one minute the validation loss is below the baseline and below its value at 30 s; the check stays 0', async (t) => {
+  const { page, errors, s8 } = await open();
+  await built(page, s8);
+  const V = Number(await stat(s8, 'vocab'));
+  assert.ok(V > 1000 && V <= 2048, `the poems' vocabulary: ${V}`);
+  const initial = await num(s8, 'val-loss');
+  assert.ok(Math.abs(initial - Math.log(V)) < 0.3, `untrained loss ${initial} is about ln V = ${Math.log(V)}`);
+  const unigram = await num(s8, 'unigram');
+  await s8.locator('[data-name="start"]').click();
+  await waitSeconds(page, 30);
+  const val30 = await num(s8, 'val-loss');
+  const nodes30 = await s8.evaluate((el) => el.querySelectorAll('*').length);
+  await waitSeconds(page, 60);
+  const val60 = await num(s8, 'val-loss'), steps60 = Number(await stat(s8, 'step'));
+  const nodes60 = await s8.evaluate((el) => el.querySelectorAll('*').length);
+  t.diagnostic(`V ${V}, baseline ${unigram}, validation loss ${initial} untrained, ${val30} at 30 s, ${val60} at 60 s (${steps60} steps)`);
+  assert.ok(val60 < unigram, `after a minute (${steps60} steps) the validation loss ${val60} is below the unigram baseline ${unigram}`);
+  assert.ok(val60 < val30, `and still falling: ${val30} at 30 s, ${val60} at 60 s`);
+  assert.ok(Math.abs(nodes60 - nodes30) <= 6, `the section keeps its size while training: ${nodes30} -> ${nodes60} elements`);
+  // the chart rings the best validation point, with its value and step
+  const best = await stat(s8, 'best-loss');
+  const mark = await s8.locator('svg.chart .mark-label').textContent();
+  const [bestVal, bestStep] = best.match(/[\d.]+/g);
+  assert.ok(Math.abs(Number(mark.match(/[\d.]+/)[0]) - Number(bestVal)) <= 6e-4 && mark.includes(`第 ${bestStep} 步`), `mark "${mark}" vs best ${best}`);
+  // the page stayed responsive while training: typing in another section recomputes at once
+  await page.locator('.lab-section[data-section="18.1"] [data-name="x"] input').first().fill('5');
+  assert.equal((await heatmapValues(page.locator('.lab-section[data-section="18.1"] [data-name="y0"]')))[0][0], 5);
+  await s8.locator('[data-name="pause"]').click();
+  await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="sample"]`)?.textContent.length > 60, S8, { timeout: 20000 });
+  const change = (await heatmapValues(s8.locator('[data-name="future"]')))[0];
+  assert.ok(change.slice(0, 7).every((v) => v === 0), 'prefix (t = 6) exactly unchanged');
+  assert.ok(change.slice(7).some((v) => v > 1e-3), 'the changed future moves its own logits');
+  assert.equal(await s8.locator('[data-name^="attn-"]').count(), 8, '2 layers x 4 heads');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('18.8 mask toggle: without the causal mask the future check fails, with it the prefix change is exactly 0', async () => {
+  const { page, errors, s8 } = await open('?embed=18.8&lang=en');
+  await built(page, s8);
+  const prefix = () => s8.locator('dl[data-name="future"] dd.prefix').textContent();
+  assert.equal(await prefix(), '0');
+  assert.match(await s8.locator('[data-name="verdict"]').textContent(), /^Exactly 0/);
+  await s8.locator('[data-name="causal"]').uncheck();
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="future"] dd.prefix`)?.textContent !== '0', S8, { timeout: 20000 });
+  const leak = Number((await prefix()).replace('−', '-'));
+  assert.ok(leak > 1e-6, `without the mask the prefix moves: ${leak}`);
+  assert.match(await s8.locator('[data-name="verdict"]').textContent(), /leak/);
+  assert.match(await s8.locator('[data-name="train-note"]').textContent(), /mask is off/);
+  assert.ok(page.url().includes('s8.causal=0'), 'the toggle is in the URL');
+  const noMask = await heatmapValues(s8.locator('[data-name="future"]'));
+  assert.ok(noMask[0].slice(0, 7).some((v) => v > 0), 'positions <= t change');
+  await s8.locator('[data-name="causal"]').check();
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="future"] dd.prefix`)?.textContent === '0', S8, { timeout: 20000 });
+  assert.ok((await heatmapValues(s8.locator('[data-name="future"]')))[0].slice(0, 7).every((v) => v === 0));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('18.8 before training: the chart and the check say what will appear, then show the untrained model; Reset returns to step 0', async () => {
+  const { page, errors, s8 } = await open('?lang=en');
+  // far below the fold: nothing is built yet, and both areas explain themselves
+  assert.match(await s8.locator('.chart-note').textContent(), /three lines appear here/);
+  assert.match(await s8.locator('[data-name="future-waiting"]').textContent(), /Positions 0 to t must read exactly 0/);
+  assert.deepEqual(await s8.locator('ul.chart-legend li').allTextContents(),
+    [], 'no legend before any data');
+  await built(page, s8);
+  assert.deepEqual(await s8.locator('ul.chart-legend li').allTextContents(),
+    [' training loss (solid)', ' validation loss (dashed)', ' unigram baseline (dotted)']);
+  assert.equal(await s8.locator('[data-name="future-waiting"]').isVisible(), false);
+  assert.equal(await s8.locator('svg.chart polyline').nth(1).getAttribute('stroke-dasharray'), '7 4', 'validation dashed');
+  assert.equal(await s8.locator('svg.chart .chart-hlines line').getAttribute('stroke-dasharray'), '1.5 3.5', 'baseline dotted');
+  // train a little, then Reset the model: back to the untrained weights at step 0
+  const untrained = await stat(s8, 'val-loss');
+  await s8.locator('[data-name="start"]').click();
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.best-loss`)?.textContent, S8, { timeout: 30000 });
+  assert.notEqual(await stat(s8, 'val-loss'), untrained);
+  await s8.locator('[data-name="reset-model"]').click();
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0', S8, { timeout: 20000 });
+  assert.equal(await stat(s8, 'val-loss'), untrained, 'the same seed rebuilds the same untrained model');
+  assert.equal(await s8.locator('[data-name="pause"]').isDisabled(), true, 'reset stops training');
+  await s8.locator('details.chart-data summary').click();
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} details.chart-data tbody tr`).length === 1, S8);
+  // the short text: the page tells the student what to expect (overfitting)
+  await s8.locator('[data-name="source"]').getByLabel('the short text').check();
+  assert.match(await s8.locator('[data-name="train-note"]').textContent(), /overfitting/);
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.vocab`)?.textContent === '28', S8, { timeout: 20000 });
+  // too-short custom text: the core's message
+  await s8.locator('[data-name="source"]').getByLabel('your own text').check();
+  await s8.locator('[data-name="customText"]').fill('the cat sat');
+  await s8.locator('[data-name="reset-model"]').click();
+  await page.waitForFunction((sel) => /too short for the context length/.test(document.querySelector(`${sel} .status`)?.textContent ?? ''), S8, { timeout: 10000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('18.8 sentence field: capitals and ASCII punctuation are read as the model knows them; unknown characters are named, the check still runs', async () => {
+  const { page, errors, s8 } = await open('?embed=18.8&lang=en');
+  await built(page, s8);
+  const probe = s8.locator('[data-name="probe"]');
+  await probe.fill('The Cat sat on the mat€');
+  await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="attn-0-0"] thead th:last-child`)?.textContent === 't', S8);
+  const note = await s8.locator('[data-name="probe-note"]').textContent();
+  assert.match(note, /cannot read “€”/);
+  assert.match(note, /T → t, C → c/);
+  assert.equal(await page.locator('.lab-section.has-error').count(), 0, 'no greyed-out section');
+  const cols = await s8.locator('[data-name="attn-0-0"] thead th').allTextContents();
+  assert.deepEqual(cols.slice(1), [...'the cat sat on the mat'].map((c) => (c === ' ' ? '␣' : c)));
+  // zh: ASCII punctuation maps to the poems' full-width marks, Latin letters are named
+  const zh = await open('?embed=18.8');
+  await built(zh.page, zh.s8);
+  await zh.s8.locator('[data-name="probe"]').fill('床前明月光,疑是地上霜.Ab');
+  await zh.page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="attn-0-0"] thead th:last-child`)?.textContent === '。', S8);
+  const zhNote = await zh.s8.locator('[data-name="probe-note"]').textContent();
+  assert.match(zhNote, /模型读不了 “A” “b”/);
+  assert.match(zhNote, /, → ，, \. → 。/);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(zh.errors, []);
+  await page.close();
+  await zh.page.close();
+});
+
+test('18.8 attention maps: characters on both axes, rows receive, the hover names both characters and the weight', async () => {
+  for (const [query, want] of [['?embed=18.8&lang=en', /^'(.)' attends to '(.)': ([\d.]+)$/], ['?embed=18.8', /^“(.)”看“(.)”：([\d.]+)$/]]) {
+    const { page, errors, s8 } = await open(query);
+    await built(page, s8);
+    await page.waitForSelector(`${S8} [data-name="attn-1-3"] tbody tr`);
+    const map = s8.locator('[data-name="attn-1-3"]');
+    const rows = await map.locator('tbody th').allTextContents(), cols = (await map.locator('thead th').allTextContents()).slice(1);
+    const sentence = [...(await s8.locator('[data-name="probe"]').inputValue())].map((c) => (c === ' ' ? '␣' : c));
+    assert.deepEqual(rows, sentence);
+    assert.deepEqual(cols, sentence);
+    const cell = map.locator('tbody tr').nth(3).locator('td').nth(1);
+    const [, a, b, v] = (await cell.getAttribute('title')).match(want);
+    assert.equal(a, sentence[3]);
+    assert.equal(b, sentence[1]);
+    assert.equal(Number(v).toFixed(3), Number(await cell.getAttribute('data-value')).toFixed(3));
+    assert.equal(await cell.getAttribute('aria-label'), await cell.getAttribute('title'));
+    // causal: nothing right of the diagonal
+    const w = await heatmapValues(map);
+    assert.ok(w.every((row, i) => row.every((x, j) => j <= i || x === 0)));
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
+test('at 390 px: chart text is at least 11 px (18.4 and 18.8) and no 18.8 text runs past the screen', async () => {
+  for (const lang of ['en', 'zh']) {
+    const bars = await open(`?embed=18.4&lang=${lang}`, { width: 390, wait: '.lab-section[data-section="18.4"] svg.chart' });
+    const { page, errors, s8 } = await open(`?embed=18.8&lang=${lang}`, { width: 390 });
+    await built(page, s8);
+    for (const [id, p] of [['18.4', bars.page], ['18.8', page]]) {
+      const page = p;
+      await scrollTo(page, `.lab-section[data-section="${id}"] svg.chart`);
+      const sizes = await page.locator(`.lab-section[data-section="${id}"] svg.chart text`).evaluateAll((els) => els.filter((e) => e.textContent).map((e) => {
+        const svg = e.ownerSVGElement;
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        return Number.parseFloat(getComputedStyle(e).fontSize) * scale;
+      }));
+      assert.ok(sizes.length > 5, `${id}: chart text found`);
+      assert.ok(Math.min(...sizes) >= 11, `${id}: smallest chart text ${Math.min(...sizes)} px`);
+      const legend = await page.locator(`.lab-section[data-section="${id}"] ul.chart-legend li`).evaluateAll((els) => els.map((e) => Number.parseFloat(getComputedStyle(e).fontSize)));
+      assert.ok(legend.length && Math.min(...legend) >= 11, `${id}: legend ${legend}`);
+    }
+    await s8.locator('[data-name="causal"]').uncheck();   // the longer verdict
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="verdict"].bad`), S8, { timeout: 20000 });
+    const over = await s8.evaluate((sec) => {
+      const scrolls = (el) => { for (let p = el.parentElement; p && p !== sec; p = p.parentElement) if (/auto|scroll/.test(getComputedStyle(p).overflowX)) return true; return false; };
+      return [...sec.querySelectorAll('p, dd, dt, li, label, legend, figcaption, h4, pre, button')]
+        .filter((e) => e.offsetParent && e.getBoundingClientRect().right > window.innerWidth + 0.5 && !scrolls(e))
+        .map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 40)}`);
+    });
+    assert.deepEqual(over, [], 'text past the right edge');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(bars.errors, []);
+    await page.close();
+    await bars.page.close();
+  }
+});
+
+test('18.8 after 10,000 evaluation points: one worker message costs a fixed budget, the chart keeps the first and best points, the DOM stays bounded', async () => {
+  const { page, errors, s8 } = await open('?embed=18.8&lang=en', { captureWorkers: true });
+  await built(page, s8);
+  const r = await page.evaluate(() => {
+    const w = window.__workers[0];
+    const sec = document.querySelector('.lab-section[data-section="18.8"]');
+    const BEST = 6217;
+    // the worker's real message shape: a progress message every slice, a new evaluation point every 25 steps
+    const msg = (i) => {
+      const step = i * 25, val = i === BEST ? 1.25 : 1.5 + 2 / (1 + i / 500) + 0.01 * Math.sin(i);
+      return { type: 'progress', step, loss: val - 0.1, stepsPerSec: 24, tokensPerSec: 6144, seconds: step / 24,
+        point: { step, seconds: step / 24, train: val - 0.1, val }, due: false };
+    };
+    const times = [];
+    let nodes1000 = 0;
+    for (let i = 1; i <= 10000; i++) {
+      const t0 = performance.now();
+      w.onmessage({ data: msg(i) });
+      times.push(performance.now() - t0);
+      if (i === 1000) nodes1000 = sec.querySelectorAll('*').length;
+    }
+    // medians: a busy machine preempts the page now and then, which says nothing about the page's own work
+    const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+    return { at1000: median(times.slice(500, 1000)), at10000: median(times.slice(-500)), nodes1000, nodes10000: sec.querySelectorAll('*').length, bestStep: BEST * 25 };
+  });
+  const ms = `median ${r.at1000.toFixed(2)} ms at 1,000 points, ${r.at10000.toFixed(2)} ms at 10,000`;
+  assert.ok(r.at10000 < 5, `one message stays within 5 ms: ${ms}`);
+  assert.ok(r.at10000 < 2 * r.at1000 + 0.5, `the work per message does not grow with the history: ${ms}`);
+  assert.ok(Math.abs(r.nodes10000 - r.nodes1000) <= 8, `about the same number of elements (axis ticks vary) after 1,000 and 10,000 points: ${r.nodes1000}, ${r.nodes10000}`);
+  assert.equal(await stat(s8, 'step'), '250000');
+  assert.match(await s8.locator('svg.chart .mark-label').textContent(), new RegExp(`1\\.250 \\(step ${r.bestStep}\\)`));
+  // the drawn curves start at the untrained model (step 0) and pass through the best point
+  await s8.locator('details.chart-data summary').click();
+  const rows = await s8.locator('details.chart-data tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.ok(rows.length <= 310, `thinned to ${rows.length} rows`);
+  assert.equal(rows[0][0], '0');
+  assert.ok(rows.some((row) => row[0] === String(r.bestStep) && row[2] === '1.2500'), 'the best validation point is drawn');
+  assert.equal(rows.at(-1)[0], '250000', 'and the latest');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,154 @@
+// Phones and small frames: at 390 px (the whole page) and in a 700 px iframe (?embed=<section>),
+// in both languages, no text runs past the viewport or gets clipped by its box (wide matrices
+// scroll inside their own box instead), numeric readouts stay on one line, operators are not
+// left alone on a line, and no chart text is under 11 CSS px.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch } from './harness.mjs';
+import { SECTIONS as LIST } from '../../web/src/sections/index.js';
+
+const DIST = new URL('../../dist/', import.meta.url).pathname;
+const SECTIONS = LIST.map((s) => s.id);
+let server, chrome;
+before(async () => { server = await serve(DIST); chrome = await launch(); });
+after(async () => { await chrome?.close(); server?.close(); });
+
+/** In the page: every problem with the layout of one section, as readable strings. */
+function layoutProblems(sectionId) {
+  const root = document.querySelector(`.lab-section[data-section="${sectionId}"]`);
+  const vw = document.documentElement.clientWidth;
+  const problems = [];
+  const where = (el) => {
+    const parts = [];
+    for (let a = el; a && a !== root && parts.length < 4; a = a.parentElement) {
+      parts.unshift(a.tagName.toLowerCase() + (a.dataset.name ? `[${a.dataset.name}]` : '') + (a.className && typeof a.className === 'string' ? `.${a.className.trim().split(/\s+/).join('.')}` : ''));
+    }
+    return parts.join(' > ');
+  };
+  // one line per kind of problem and place, with the first text it hit and how many
+  const seen = new Map();
+  const report = (key, text) => {
+    if (seen.has(key)) seen.get(key).count++;
+    else seen.set(key, { text: text.trim().slice(0, 40), count: 1 });
+  };
+  const hidden = (el) => el.closest('[hidden], .visually-hidden, .katex-mathml') !== null;
+  // text: every visible text node, line by line, must be reachable: inside the viewport, and not
+  // cut off by an ancestor that hides overflow (a scrolling ancestor is fine: it can be scrolled)
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.textContent.trim() || hidden(n.parentElement)) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    for (const line of range.getClientRects()) {
+      if (line.width < 1 || line.height < 1) continue;
+      let box = { left: line.left, right: line.right }, bad = null, sticky = false;
+      for (let a = n.parentElement; a && a !== document.body; a = a.parentElement) {
+        const cs = getComputedStyle(a);
+        if (cs.position === 'sticky') sticky = true;
+        if (cs.overflowX === 'visible') continue;
+        const r = a.getBoundingClientRect();
+        if (cs.overflowX === 'auto' || cs.overflowX === 'scroll') {
+          // reachable by scrolling unless it sits left of the scroll origin, or stays put (sticky) outside the box
+          if (box.left < r.left + a.clientLeft - a.scrollLeft - 1) { bad = `left of its scroll box ${where(a)}`; break; }
+          if (sticky && (box.right > r.left + a.clientLeft + a.clientWidth + 1 || box.left < r.left - 1)) { bad = `sticky and cut off by ${where(a)}`; break; }
+          sticky = false;
+          box = { left: r.left, right: r.right };
+        } else if (box.right > r.right + 1 || box.left < r.left - 1) { bad = `clipped by ${where(a)}`; break; }
+      }
+      if (!bad && (box.right > vw + 1 || box.left < -1)) bad = `past the viewport (${Math.round(box.left)}..${Math.round(box.right)} of ${vw})`;
+      if (bad) { report(`${where(n.parentElement)}: ${bad}`, n.textContent); break; }
+    }
+  }
+  // a numeric readout ("0.2872 → 0.8000", "2.22e−16") stays on one line
+  for (const dd of root.querySelectorAll('dl.readout dd')) {
+    if (hidden(dd) || !/^[\d\s.,−+e→()/×]+$/.test(dd.textContent.trim())) continue;
+    const range = document.createRange();
+    range.selectNodeContents(dd);
+    const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+    if (tops.size > 1) problems.push(`"${dd.textContent.trim()}" in ${where(dd)}: breaks over ${tops.size} lines`);
+  }
+  // an operator (×, =) shares its line with what it operates on
+  for (const op of root.querySelectorAll('.op')) {
+    if (hidden(op)) continue;
+    const r = op.getBoundingClientRect();
+    const next = op.nextElementSibling?.getBoundingClientRect();
+    if (!next || next.top > r.bottom - 1 || next.bottom < r.top + 1) problems.push(`"${op.textContent}" alone on its line in ${where(op)}`);
+  }
+  for (const [key, { text, count }] of seen) problems.push(`"${text}"${count > 1 ? ` and ${count - 1} more` : ''} in ${key}`);
+  if (document.documentElement.scrollWidth > vw + 1) problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${vw}`);
+  return problems;
+}
+
+/** In the page: chart and SVG text rendered under 11 CSS px. */
+function smallChartText(sectionId) {
+  const root = document.querySelector(`.lab-section[data-section="${sectionId}"]`);
+  const out = [];
+  for (const text of root.querySelectorAll('svg text')) {
+    if (text.closest('[hidden]') || text.closest('.katex')) continue;
+    const m = text.getScreenCTM();   // rendered size: the font size times the drawing's scale (rotation aside)
+    const px = parseFloat(getComputedStyle(text).fontSize) * Math.hypot(m.a, m.b);
+    if (px < 11 - 1e-6) out.push(`"${text.textContent}" at ${px.toFixed(1)} px`);
+  }
+  return out;
+}
+
+async function check(frameOrPage, id, measure) {
+  // sections off screen skip layout (content-visibility: auto): bring each into view first
+  await frameOrPage.locator(`.lab-section[data-section="${id}"]`).scrollIntoViewIfNeeded();
+  await frameOrPage.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  return frameOrPage.evaluate(measure, id);
+}
+
+async function phone(lang) {
+  const page = await chrome.browser.newPage({ viewport: { width: 390, height: 844 } });
+  await page.goto(`${server.url}?lang=${lang}`);
+  await page.waitForSelector('.lab-section[data-section="exercises"]', { timeout: 15000 });
+  return page;
+}
+
+async function iframe(lang, id) {
+  const page = await chrome.browser.newPage({ viewport: { width: 1000, height: 900 } });
+  await page.goto(server.url);
+  await page.evaluate((src) => {
+    const f = document.createElement('iframe');
+    f.src = src;
+    f.style.cssText = 'width: 700px; height: 860px; border: 0';
+    document.body.replaceChildren(f);
+  }, `${server.url}?embed=${id}&lang=${lang}`);
+  const frame = () => page.frames().find((f) => f.url().includes(`embed=${id}`));
+  await page.waitForFunction(() => document.querySelector('iframe').contentDocument?.querySelector('.lab-section'), null, { timeout: 15000 });
+  return { page, frame: frame() };
+}
+
+for (const lang of ['zh', 'en']) {
+  test(`390 px (${lang}): nothing is clipped or runs off the screen, in every section`, async () => {
+    const page = await phone(lang);
+    const problems = [];
+    for (const id of SECTIONS) problems.push(...(await check(page, id, layoutProblems)).map((p) => `${id}: ${p}`));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test(`700 px iframe (${lang}): nothing is clipped or runs off the frame, in every section`, async () => {
+    const problems = [];
+    for (const id of SECTIONS) {
+      const { page, frame } = await iframe(lang, id);
+      problems.push(...(await check(frame, id, layoutProblems)).map((p) => `${id}: ${p}`));
+      await page.close();
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  test(`chart text is at least 11 px at 390 px and in a 700 px iframe (${lang})`, async () => {
+    const problems = [];
+    const page = await phone(lang);
+    for (const id of SECTIONS) problems.push(...(await check(page, id, smallChartText)).map((p) => `390 px ${id}: ${p}`));
+    await page.close();
+    for (const id of ['18.4', '18.8']) {
+      const { page: p, frame } = await iframe(lang, id);
+      problems.push(...(await check(frame, id, smallChartText)).map((x) => `700 px ${id}: ${x}`));
+      await p.close();
+    }
+    assert.deepEqual(problems, []);
+  });
+}

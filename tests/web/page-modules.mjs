@@ -1,0 +1,16 @@
+// Importing the page's own modules in Node: Vite-only imports (`?worker&inline`, `?raw`) resolve to
+// an empty module, so a section's controller (its strings and state schema) can be read here.
+import { register } from 'node:module';
+
+register(`data:text/javascript,${encodeURIComponent(`
+export async function resolve(specifier, context, next) {
+  if (/[?](worker|raw)\\b/.test(specifier)) return { url: 'data:text/javascript,export default null', shortCircuit: true };
+  return next(specifier, context);
+}`)}`);
+
+const { SECTIONS } = await import('../../web/src/sections/index.js');
+
+/** The sections of web/src/sections/index.js, each with its controller module (or null). */
+export const sections = await Promise.all(SECTIONS.map(async (s) => ({
+  ...s, controller: s.module ? (await import(`../../web/src/sections/${s.module}`)).default : null,
+})));
