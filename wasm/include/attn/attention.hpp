@@ -54,7 +54,7 @@ std::uint64_t checked_seed(std::string_view fn, std::string_view arg, double see
 
 // ---------------------------------------------------------------------------------------
 // Random numbers: one seed gives the same numbers natively and in WebAssembly (the normal
-// transform is ours, not the standard library's; see TOOLCHAIN.md item 7).
+// transform is ours, not the standard library's; see docs/toolchain.md, item 7).
 Tensor randn(const Shape& shape, std::uint64_t seed, double stddev = 1.0);   // N(0, stddev^2)
 
 // ---------------------------------------------------------------------------------------
