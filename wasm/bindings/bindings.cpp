@@ -320,6 +320,23 @@ const std::map<std::string, Handler>& handlers() {
              r.begin().key("maxPrefixChange").number(f.max_prefix_change).key("maxFutureChange").number(f.max_future_change)
                  .key("change").tensor(f.change).end();
          }},
+        // ---- provenance (issue 11 section 1): one self-contained handler, explain(fn, quantity, at, opts)
+        {"explain", [](const Args& a, Result& r) {
+             const Explanation e = explain(a.text(0), a.text(1), a.at<std::vector<double>>(2, "at"), a.options(3));
+             r.begin().key("value").number(e.value);
+             if (e.kind == Explanation::Kind::Sum) {
+                 r.key("kind").string("sum").key("left").numbers(e.left).key("right").numbers(e.right).key("terms").numbers(e.terms)
+                     .key("source").numbers(std::vector<double>(e.source.begin(), e.source.end())).key("pairwise").boolean(e.pairwise)
+                     .key("sum").number(e.sum).key("scale").number(e.scale).key("divisor").number(e.divisor);
+             } else {
+                 r.key("kind").string("softmax").key("scores").numbers(e.scores).key("exps").numbers(e.exps).key("masked").begin_list();
+                 for (auto m : e.masked) r.boolean(m != 0);
+                 r.end_list().key("max").number(e.max).key("denominator").number(e.denominator).key("target").number(double(e.target))
+                     .key("maskAfter").boolean(e.mask_after);
+             }
+             r.end();
+         }},
+        // ---- end of provenance
         {"dropout", [](const Args& a, Result& r) { r.tensor(dropout(a.tensor(0), a.options(1))); }},
         {"dropoutStats", [](const Args& a, Result& r) {
              const DropoutStats s = dropout_stats(a.tensor(0), a.options(1));

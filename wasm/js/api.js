@@ -303,6 +303,19 @@ function makeApi(m) {
     permutationCheck: (x, opts) => call('permutationCheck', A.tensor('x', x), A.options(opts)),
     gradcheck: (kind, opts) => call('gradcheck', A.string('kind', kind), A.options(opts)),
     futureProbe: (x, opts) => call('futureProbe', A.tensor('x', x), A.options(opts)),
+    // ---- provenance (issue 11 section 1): one self-contained entry
+    /**
+     * How one cell of a result was computed, with the core's own terms in its own order (README,
+     * "Provenance"). fn: 'multiHeadAttention' | 'sdpa' | 'causalAverage' | 'softmax'; quantity: q, k,
+     * v, scores, weights, out; at: the cell's index in that result; opts: the function's inputs by
+     * name ({x, wq, ...}, {q, k, v, ...}, {x, method}, {scores, ...}) with its options. Returns
+     * {kind: 'sum', value, left, right, terms, source, pairwise, sum, scale, divisor} or
+     * {kind: 'softmax', value, scores, exps, masked, max, denominator, target, maskAfter}; value is
+     * the cell bit for bit.
+     */
+    explain: (fn, quantity, at, opts) => call('explain', A.string('fn', fn), A.string('quantity', quantity),
+      A.numbers('at', at), A.options(opts)),
+    // ---- end of provenance
     dropout: (x, opts) => call('dropout', A.tensor('x', x), A.options(opts)),
     dropoutStats: (weights, opts) => call('dropoutStats', A.tensor('weights', weights), A.options(opts)),
     /**
