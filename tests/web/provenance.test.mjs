@@ -53,7 +53,7 @@ test('18.3: hovering S[2,1] outlines q row 2 and k row 1, and the panel is q₂�
   const expected = [0, 1].map((c) => [Q[2][c], K[1][c]]);
   assert.equal(terms.length, 2);
   terms.forEach((text, c) => {
-    const [a, b] = text.replace(/^\d/, '').replace(/[()]/g, '').replace(/−/g, '-').split('·').map(Number);
+    const [a, b] = text.replace(/[()]/g, '').replace(/−/g, '-').split('·').map(Number);
     close(a, expected[c][0], 5e-4, `q term ${c}`);
     close(b, expected[c][1], 5e-4, `k term ${c}`);
   });
@@ -115,5 +115,48 @@ test('18.3 rows are labelled with the lesson\'s tokens', async () => {
   const heads = await fig(page, '18.3', 'a').locator('tbody th').allTextContents();
   assert.deepEqual(heads, ['0 the', '1 cat', '2 sat']);
   assert.deepEqual(await fig(page, '18.3', 'a').locator('thead th').allTextContents(), ['t \\ j', '0 the', '1 cat', '2 sat']);
+  await page.close();
+});
+
+/** Hover a cell and return the panel's value (bit-compared with the cell) and the outlined cells. */
+async function pointAt(page, id, name, i, j) {
+  await cell(page, id, name, i, j).hover();
+  const p = panel(page, id);
+  assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, id, name, i, j).getAttribute('data-value'), `${id} ${name}[${i},${j}]`);
+  return outlined(page, id);
+}
+
+test('18.1: Y[2,1] = Σⱼ A[2,j]·X[j,1] outlines row 2 of A and column 1 of X; the loop average outlines x[0..2, 1]', async () => {
+  const { page, errors } = await open('?lang=en');
+  assert.deepEqual(await pointAt(page, '18.1', 'y0', 2, 1), ['A:2,0:in:1', 'A:2,1:in:2', 'A:2,2:in:3', 'x:0,1:in:1', 'x:1,1:in:2', 'x:2,1:in:3', 'y0:2,1:target']);
+  assert.match(await panel(page, '18.1').locator('.prov-formula').textContent(), /Y\[2,1\] = Σⱼ A\[2,j\]·X\[j,1\]/);
+  assert.deepEqual(await pointAt(page, '18.1', 'loop', 1, 0), ['loop:1,0:target', 'x:0,0:in:1', 'x:1,0:in:2']);
+  assert.match(await panel(page, '18.1').locator('.prov-numbers').textContent(), / \/ 2 = /);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('18.2: a weight outlines its score row and its mask row, masked entries hatched in both', async () => {
+  const { page, errors } = await open('?lang=en');
+  const got = await pointAt(page, '18.2', 'before', 0, 0);
+  assert.ok(got.includes('before:0,0:target'));
+  const scoreCells = got.filter((c) => c.startsWith('s:'));
+  const maskCells = got.filter((c) => c.startsWith('mask:'));
+  assert.equal(scoreCells.length, maskCells.length);
+  assert.ok(scoreCells.length >= 2);
+  // the default mask is causal: in row 0 only j = 0 is allowed
+  assert.deepEqual(scoreCells.map((c) => c.split(':')[2]), ['in', ...Array(scoreCells.length - 1).fill('masked')]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('18.4 and 18.6: each weight map explains its cells with the core\'s softmax, to the bit', async () => {
+  const { page, errors } = await open('?lang=en&s6.mode=causal');
+  await pointAt(page, '18.4', 'w-head', 2, 1);
+  assert.match(await panel(page, '18.4').locator('.prov-formula').textContent(), /A\[2,1\] = exp\(S\[2,1\] − m\)/);
+  const got = await pointAt(page, '18.6', 'w1', 1, 0);
+  // causal: row 1 sees j = 0, 1; the rest of the mask row is hatched
+  assert.deepEqual(got.filter((c) => c.startsWith('mask:')).slice(0, 3), ['mask:1,0:in:1', 'mask:1,1:in:2', 'mask:1,2:masked:3']);
+  assert.deepEqual(errors, []);
   await page.close();
 });

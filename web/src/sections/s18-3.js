@@ -61,7 +61,8 @@ export default {
         q: maps.q, k: maps.k, v: maps.v, scores: maps.s, weights: maps.a },
       targets: [['q', maps.q], ['k', maps.k], ['v', maps.v], ['scores', maps.s], ['weights', maps.a], ['out', maps.y]]
         .map(([quantity, widget]) => ({ quantity, widget, at: quantity === 'scores' || quantity === 'weights' ? (i, j) => [0, 0, i, j] : (i, j) => [0, i, j] })),
-      outHead: () => 0 });
+      // the scale 1/√d, d = one head's width = the number of terms of the score
+      scale: (e) => ({ sym: '/ √d', num: `/ √${e.terms.length}` }), outHead: () => 0 });
     ctx.lab.append(
       h('div.controls', {}, layout.el, causal.el), predictCausal.el,
       h('div.row', {}, x.el, w.wq.el, w.wk.el, w.wv.el),
