@@ -233,8 +233,10 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     body.replaceChildren(...(e.kind === 'sum' ? sumPanel(r, at, e) : softmaxPanel(r, at, e, dim)).filter(Boolean));
     el.dataset.quantity = quantity;
     el.dataset.at = at.join(',');
-    // beside the figure pointed at (after its row), so that on a phone it never covers the cell
-    const host = target.widget.el.closest('.row') ?? target.widget.el;
+    // beside the figure pointed at, so that it never covers the cell: after its row, or on a phone
+    // (figures stacked) right after the figure
+    const narrow = window.matchMedia?.('(max-width: 700px)').matches;
+    const host = (!narrow && target.widget.el.closest('.row')) || target.widget.el;
     if (el.previousElementSibling !== host) host.after(el);
   }
 
