@@ -5,6 +5,7 @@ import { h } from '../widgets/dom.js';
 import { prediction } from '../widgets/predict.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, toNested, matrixAt } from '../tensors.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -84,6 +85,11 @@ export default {
         if (predictCausal.waiting) predictCausal.settle(r.weights.data[0] === 1 ? 'all' : 'part');
         maps.y.set(matrixAt(r.out, 0), shape3(r.out));
         prov.update(s);
+      },
+      pytorch(s) {
+        // the weights as the editors show them: in nn.Linear's layout the core transposes them
+        const shown = (key) => (s.layout === 'linear' ? core.mathWeightToLinear(tensor(s[key])) : tensor(s[key]));
+        return PROGRAMS['18.3'](s, { weights: { wq: shown('wq'), wk: shown('wk'), wv: shown('wv') } }, ctx.lang);
       },
     };
   },

@@ -7,6 +7,7 @@ import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { prediction } from '../widgets/predict.js';
 import { matrixAt } from '../tensors.js';
 import { shapeText } from '../format.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -73,7 +74,7 @@ export default {
         const { x, ...opts } = inputsOf(s, core);
         const r = core.multiHeadAttention(x, opts);
         const Tk = r.weights.shape[3];
-        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }) };
+        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }), inputs: { x, memory, ...w } };
       },
       paint({ r, mask: m }, s) {
         const { axes, T } = axesOf(s);
@@ -85,6 +86,7 @@ export default {
         if (predictMode.waiting) predictMode.settle(matrixAt(r.weights, 0, 0)[0].slice(1).some((v) => v > 0) ? 'sees' : 'blind');
         shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
       },
+      pytorch: (s, r) => PROGRAMS['18.6'](s, r.inputs, ctx.lang),
     };
   },
 };

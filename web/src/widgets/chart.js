@@ -5,7 +5,8 @@
 // when the container resizes), so its text keeps its size on a phone instead of shrinking with a
 // scaled picture. The legend is HTML above the plot, never on the curves. Redrawing reuses the
 // SVG nodes and builds the data table only while it is open: a chart updated many times a second
-// keeps a fixed number of nodes.
+// keeps a fixed number of nodes. The SVG is an image named by the chart's label; its numbers are
+// in the table, captioned with the same label (the chart's text alternative).
 import { h, nextId } from './dom.js';
 import { fmt } from '../format.js';
 
@@ -67,12 +68,12 @@ function ticks({ lo, hi }, log, count, whole = false) {
 }
 
 /** The figure shared by both charts: caption, HTML legend, the SVG, the data table on request. */
-function frame(label, height, id, draw) {
+function frame(label, name, height, id, draw) {
   const svg = s('svg', { role: 'img', 'aria-label': label, class: 'chart', preserveAspectRatio: 'xMinYMin meet' });
   const legend = h('ul.chart-legend');
-  const details = h('details.chart-data');
+  const details = h('details.chart-data', { hidden: true });   // shown with the first data
   const note = h('p.chart-note', { hidden: true });
-  const el = h('figure.chart-figure', { id }, h('figcaption', {}, label), legend, svg, note, details);
+  const el = h('figure.chart-figure', { id, 'data-name': name }, h('figcaption', {}, label), legend, svg, note, details);
   // The width comes from a ResizeObserver (read once by hand for the first drawing): a redraw
   // never forces a layout of the page.
   let width = 0, last = null, legendKey = null, tableFill = null;
@@ -99,7 +100,12 @@ function frame(label, height, id, draw) {
         legend.replaceChildren(...items.map((i) => h('li', {}, i.swatch(), ' ', i.name)));
       }
       render();
-      tableFill = () => details.replaceChildren(h('summary', {}, summary), table());
+      tableFill = () => {
+        const tb = table();
+        tb.prepend(h('caption.visually-hidden', {}, label));
+        details.replaceChildren(h('summary', {}, summary), tb);
+      };
+      details.hidden = false;
       if (details.open) tableFill();
       else if (!details.firstChild) details.replaceChildren(h('summary', {}, summary));
     },
@@ -120,16 +126,19 @@ function swatch(colour, dash, shape, fillOpacity = 1) {
   };
 }
 
+/** A data-table cell: the number rounded, and exact in data-value (for whoever needs the digits). */
+const cell = (v) => h('td', { 'data-value': String(v) }, fmt(v, 4));
+
 /**
  * Line chart: set({series: [{name, points: [[x, y]], dash?: 'solid'|'dashed'|'dotted'}],
  *   hlines?: [{name, y, dash?}], marks?: [{x, y, label, series}], xLabel, yLabel, xLog, yLog, yZero = true, tableLabel}).
  * `hlines` are reference levels across the whole plot (a baseline); `marks` ring single points
  * (for example the best validation loss) and label them.
  */
-export function lineChart({ label, height = 260, id = nextId('chart') }) {
+export function lineChart({ label, name, height = 260, id = nextId('chart') }) {
   const parts = {};
   const groups = ['grid', 'yTicks', 'xTicks', 'axes', 'hlines', 'series', 'markers', 'marks'];
-  const f = frame(label, height, id, draw);
+  const f = frame(label, name, height, id, draw);
   for (const g of groups) f.svg.append(parts[g] = s('g', { class: `chart-${g}` }));
   const styleOf = (se, k) => ({ colour: COLOURS[k % COLOURS.length], dash: se.dash ?? DASH_ORDER[k % DASH_ORDER.length], shape: SHAPES[k % SHAPES.length] });
 
@@ -201,15 +210,15 @@ export function lineChart({ label, height = 260, id = nextId('chart') }) {
       return h('table.matrix', {},
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, d.xLabel), [...d.series, ...hl].map((se) => h('th', { scope: 'col' }, se.name)))),
         h('tbody', {}, xsSorted.map((x) => h('tr', {}, h('th', { scope: 'row' }, String(x)),
-          byX.map((m) => h('td', {}, m.has(x) ? fmt(m.get(x), 4) : '')), hl.map((l) => h('td', {}, fmt(l.y, 4)))))));
+          byX.map((m) => (m.has(x) ? cell(m.get(x)) : h('td'))), hl.map((l) => cell(l.y))))));
     });
   }
   return { el: f.el, set, note: f.note };
 }
 
 /** Grouped bar chart: set({labels, series: [{name, values}], yLabel, max}) */
-export function barChart({ label, height = 220, id = nextId('bars') }) {
-  const f = frame(label, height, id, draw);
+export function barChart({ label, name, height = 220, id = nextId('bars') }) {
+  const f = frame(label, name, height, id, draw);
   const styleOf = (k) => ({ colour: COLOURS[k % COLOURS.length], hollow: k % 2 === 1 });
 
   function draw(svg, width, height, d) {
@@ -253,8 +262,8 @@ export function barChart({ label, height = 220, id = nextId('bars') }) {
       return { name: se.name, key: k, swatch: swatch(st.colour, null, 'square', st.hollow ? 0.55 : 1) };
     });
     f.update(d, items, d.tableLabel ?? 'data', () => h('table.matrix', {},
-      h('thead', {}, h('tr', {}, h('th', {}, ''), d.labels.map((lb) => h('th', { scope: 'col' }, lb)))),
-      h('tbody', {}, d.series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map((v) => h('td', {}, fmt(v, 4))))))));
+      h('thead', {}, h('tr', {}, h('td'), d.labels.map((lb) => h('th', { scope: 'col' }, lb)))),
+      h('tbody', {}, d.series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map(cell))))));
   }
   return { el: f.el, set };
 }
