@@ -74,7 +74,8 @@ export default {
         const { x, ...opts } = inputsOf(s, core);
         const r = core.multiHeadAttention(x, opts);
         const Tk = r.weights.shape[3];
-        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }), inputs: { x, memory, ...w } };
+        const { memory, wq, wk, wv } = opts;
+        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }), inputs: { x, memory, wq, wk, wv } };
       },
       paint({ r, mask: m }, s) {
         const { axes, T } = axesOf(s);
