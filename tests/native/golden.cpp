@@ -177,6 +177,13 @@ int main(int argc, char** argv) {
     // by half their size: they must agree within 1e-4, `passed` and `params` (1848, so 1e-4 is
     // less than one) exactly
     add("gptGradcheck", "gptGradcheck", {5.0}, 1e-4);
+    // 11.1 provenance: a score and an output of cross-attention with 3 heads, its terms in the core's order
+    const Tensor xe = randn({1, 3, 6}, 30), me = randn({1, 4, 6}, 31);
+    for (const char* quantity : {"scores", "weights", "out"})
+        add(std::string("explain multiHeadAttention ") + quantity, "explain",
+            {std::string("multiHeadAttention"), std::string(quantity),
+             std::string(quantity) == "out" ? std::vector<double>{0, 2, 4} : std::vector<double>{0, 1, 2, 3},
+             Options{{"x", xe}, {"memory", me}, {"wq", randn({6, 6}, 32)}, {"wk", randn({6, 6}, 33)}, {"wv", randn({6, 6}, 34)}, {"heads", 3.0}}});
 
     // The character GPT: initial parameters bit for bit, losses after 20 steps (tests/node/gpt.test.mjs).
     {

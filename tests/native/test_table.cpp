@@ -142,6 +142,12 @@ TEST_CASE("table: every row runs, reads the options it declares and writes the r
          {[&](const Options& o) { return std::vector<Arg>{std::string("sdpa"), with({{"q", m}, {"k", m}, {"v", m}}, o)}; },
           [&](const Options& o) { return std::vector<Arg>{std::string("mha"), with(with(w, {{"x", x}}), o)}; }}},
         {"futureProbe", {[&](const Options& o) { return std::vector<Arg>{x, with(with(w, {{"t", 0.0}}), o)}; }}},
+        {"explain",   // one call per function it explains: together they read every option of the row
+         {[&](const Options& o) { return std::vector<Arg>{std::string("multiHeadAttention"), std::string("scores"), std::vector<double>{0, 0, 1, 0}, with(with(w, {{"x", x}}), o)}; },
+          [&](const Options& o) { return std::vector<Arg>{std::string("sdpa"), std::string("out"), std::vector<double>{1, 0}, with({{"q", m}, {"k", m}, {"v", m}}, o)}; },
+          [&](const Options& o) { return std::vector<Arg>{std::string("causalAverage"), std::string("out"), std::vector<double>{1, 0}, with({{"x", m}}, o)}; },
+          [&](const Options& o) { return std::vector<Arg>{std::string("softmax"), std::string("weights"), std::vector<double>{1, 0}, with({{"scores", m}}, o)}; },
+          [&](const Options& o) { return std::vector<Arg>{std::string("matmul"), std::string("out"), std::vector<double>{1, 1}, with({{"a", m}, {"b", m}}, o)}; }}},
         {"dropout", {[&](const Options& o) { return std::vector<Arg>{m, o}; }}},
         {"dropoutStats", {[&](const Options& o) { return std::vector<Arg>{Tensor{{0.25, 0.75}, {1, 0}}, o}; }}},
         {"createModel", {[&](const Options& o) { return std::vector<Arg>{text, with(small, o)}; }}},

@@ -154,6 +154,21 @@ inline void write(Writer& w, const GradcheckResult& g) {
 inline void write(Writer& w, const FutureProbeResult& f) {
     w.begin().key("maxPrefixChange").number(f.max_prefix_change).key("maxFutureChange").number(f.max_future_change).key("change").tensor(f.change).end();
 }
+// Provenance (README, "Provenance"): a sum's terms or a softmax row's exps, and the cell's value.
+inline void write(Writer& w, const Explanation& e) {
+    w.begin().key("value").number(e.value);
+    if (e.kind == Explanation::Kind::Sum) {
+        w.key("kind").string("sum").key("left").numbers(e.left).key("right").numbers(e.right).key("terms").numbers(e.terms)
+            .key("source").numbers(std::vector<double>(e.source.begin(), e.source.end())).key("pairwise").boolean(e.pairwise)
+            .key("sum").number(e.sum).key("scale").number(e.scale).key("divisor").number(e.divisor);
+    } else {
+        w.key("kind").string("softmax").key("scores").numbers(e.scores).key("exps").numbers(e.exps).key("masked").begin_list();
+        for (auto m : e.masked) w.boolean(m != 0);
+        w.end_list().key("max").number(e.max).key("denominator").number(e.denominator).key("target").number(double(e.target))
+            .key("maskAfter").boolean(e.mask_after);
+    }
+    w.end();
+}
 inline void write(Writer& w, const DropoutStats& s) {
     w.begin().key("sampleRowSums").tensor(s.sample_row_sums).key("meanRowSums").tensor(s.mean_row_sums).end();
 }

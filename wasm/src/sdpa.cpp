@@ -154,14 +154,15 @@ Shape with_tail(Shape lead, std::size_t a, std::size_t b) {
     return lead;
 }
 
-SdpaOptions read_sdpa_options(detail::OptionReader& r) {
+}  // namespace
+
+SdpaOptions detail::read_sdpa_options(detail::OptionReader& r) {
     SdpaOptions o;
     o.causal = r.boolean("causal", false);
     o.scale = r.scale("scale", {"head", "none"});
     return o;
 }
-
-}  // namespace
+using detail::read_sdpa_options;
 
 SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts) {
     const SdpaDims D = check_sdpa(q, k, v, opts, "sdpa");

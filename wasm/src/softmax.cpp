@@ -175,11 +175,10 @@ SoftmaxResult softmax(const Tensor& scores, const SoftmaxOptions& opts) {
     return res;
 }
 
-SoftmaxResult softmax(const Tensor& scores, const Options& opts) {
-    detail::OptionReader r(opts, "softmax");
+SoftmaxOptions detail::read_softmax_options(detail::OptionReader& r) {
     SoftmaxOptions so;
     const double dim = r.number("dim", -1);
-    so.dim = detail::to_dim({"softmax", "opts.dim"}, dim);
+    so.dim = detail::to_dim({r.fn(), "opts.dim"}, dim);
     if (const BoolTensor* m = r.bool_tensor("mask")) {
         so.mask = MaskKind::Explicit;
         so.mask_tensor = *m;
@@ -189,6 +188,12 @@ SoftmaxResult softmax(const Tensor& scores, const Options& opts) {
     }
     so.order = r.string("maskOrder", "before", {"before", "after"}) == "after" ? MaskOrder::After
                                                                              : MaskOrder::Before;
+    return so;
+}
+
+SoftmaxResult softmax(const Tensor& scores, const Options& opts) {
+    detail::OptionReader r(opts, "softmax");
+    const SoftmaxOptions so = detail::read_softmax_options(r);
     r.finish();
     return softmax(scores, so);
 }

@@ -246,4 +246,40 @@ struct DropoutStats { Tensor sample_row_sums, mean_row_sums; };
 DropoutStats dropout_stats(const Tensor& weights, double p, std::size_t samples, std::uint64_t seed, bool training = true);
 DropoutStats dropout_stats(const Tensor& weights, const Options& opts);  // {p, samples, seed, training}
 
+// ---------------------------------------------------------------------------------------
+// Provenance: how one cell of a result was computed, with the core's own numbers, in the core's
+// own order, so that the explanation's value is bit-identical to the cell.
+struct Explanation {
+    enum class Kind { Sum, Softmax };
+    Kind kind = Kind::Sum;
+    // Sum: value = (sum of terms) * scale / divisor, terms[i] = left[i] * right[i] (terms[i] =
+    // left[i] when right is empty: a plain sum). source[i] is the term's position along the summed
+    // axis (c for a projection or a score, j for an output or an average). The terms are added in
+    // order from 0.0, or, when pairwise, the even-numbered and odd-numbered terms in two running
+    // sums that are added at the end (the core's dot product).
+    std::vector<double> left, right, terms;
+    std::vector<std::size_t> source;
+    bool pairwise = false;
+    double sum = 0.0, scale = 1.0, divisor = 1.0;
+    // Softmax of the row (or column) through the cell: exps[j] = exp(scores[j] - max) for the
+    // allowed entries and 0 for the masked ones (mask before the softmax); with the mask after,
+    // every finite score has its exp and the masked ones are zeroed after the division. value =
+    // exps[target] / denominator (0 for a masked target after). max and denominator are NaN for a
+    // row with nothing to normalize.
+    std::vector<double> scores, exps;
+    std::vector<std::uint8_t> masked;
+    double max = 0.0, denominator = 0.0;
+    std::size_t target = 0;
+    bool mask_after = false;
+    double value = 0.0;   // the cell, bit for bit
+};
+// fn and quantity: "multiHeadAttention" q | k | v (at [b, t, i]), scores | weights (at
+// [b, h, t, j]), out ([b, t, i]); "sdpa" scores | weights | out (at [..., t, j] / [..., t, c]);
+// "causalAverage" out (at [t, c] or [b, t, c]); "softmax" weights (at an index of scores);
+// "matmul" out (at [..., i, j]).
+// opts: the function's inputs by name (x; q, k, v; scores; a, b) and its own options, as the function
+// takes them. The function is run as it is (same checks, same errors) and its cell is compared
+// with the explanation's value; a difference is an internal error.
+Explanation explain(const std::string& fn, const std::string& quantity, const std::vector<double>& at, const Options& opts);
+
 }  // namespace attn

@@ -2,6 +2,7 @@
 import { heatmap } from '../widgets/heatmap.js';
 import { readout, button } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
+import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr, shapeText } from '../format.js';
 import { PROGRAMS } from '../pytorch-programs.js';
@@ -63,6 +64,14 @@ export default {
     const y1 = heatmap({ t, name: 'y1', label: t('y1'), names: ['T', 'C'] });
     const loop = heatmap({ t, name: 'loop', label: t('loop'), names: ['T', 'C'] });
     const out = readout({ name: 'diff' });
+    const batchOf = (s) => (s.batch ? [s.x, s.x2] : [s.x]);
+    // every number explains itself: Y = A X by the core's matrix product, the loop by its average
+    const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'matmul', symbols: { a: 'A', b: 'X', out: 'Y' },
+      inputs: (s) => ({ a: ctx.core.averagingMatrix(s.x.length, { normalize: s.norm }), b: tensor(batchOf(s)) }),
+      sources: { a: A, b: (b) => (b ? x1 : x0), x: (b) => (b ? x1 : x0) },
+      targets: [{ widget: y0, quantity: 'out', at: (i, j) => [0, i, j] }, { widget: y1, quantity: 'out', at: (i, j) => [1, i, j] },
+        { widget: loop, quantity: 'out', at: (i, j) => [0, i, j], fn: 'causalAverage', when: (s) => s.norm,
+          inputs: (s) => ({ x: tensor(batchOf(s)), method: 'loop' }) }] });
     const diffNote = h('p.note.diff-note');
     // the chapter's figure is about averaging: the example switches normalizing on too
     const example = button({ label: t('nonInteger'), onClick: () => ctx.set({ x: NON_INTEGER_X, norm: true }) });
@@ -72,29 +81,30 @@ export default {
     ctx.lab.append(
       h('div.controls', {}, norm.el, batch.el),
       h('div.product', {}, A.el, op('×', x0.el, x1.el, xBadge), op('=', y0.el, y1.el, yBadge)),
-      h('div.compare', {}, loop.el, out.el, diffNote, h('div.controls', {}, example)));
+      h('div.compare', {}, loop.el, out.el, diffNote, h('div.controls', {}, example)), prov.el);
     return {
       sync(s) {
         x1.el.hidden = y1.el.hidden = !s.batch;
       },
       compute(s, core) {
-        const X = tensor(s.batch ? [s.x, s.x2] : [s.x]);             // (B, T, C)
+        const X = tensor(batchOf(s));                               // (B, T, C)
         const A = core.averagingMatrix(s.x.length, { normalize: s.norm });
         const Y = core.matmul(A, X);                                 // (T, T) x (B, T, C) -> (B, T, C)
         // the loop: out[t] = mean of X[0..t], or without normalizing the sum of X[0..t] (the core sums
         // the rows up to t, one call per t; the page only picks the rows)
-        const rows = s.batch ? [s.x, s.x2] : [s.x];
+        const rows = batchOf(s);
         const loop = s.norm ? core.causalAverage(X, { method: 'loop' })
           : tensor(rows.map((_, b) => rows[b].map((__, t) => Array.from(core.sum(tensor(rows[b].slice(0, t + 1)), { dim: 0 }).data))));
         return { X, A, Y, loop, rowSums: core.sum(A, { dim: -1 }), diff: core.maxAbsDiff(loop, Y) };
       },
       paint(r, s) {
         const sums = values(r.rowSums);
-        A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarkValues: sums, rowMarksLabel: t('rowSum') });
-        y0.set(matrixAt(r.Y, 0));
-        if (s.batch) y1.set(matrixAt(r.Y, 1));
+        const tokens = tokenLabels(TOKENS, s.x.length);
+        A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarkValues: sums, rowMarksLabel: t('rowSum'), rowLabels: tokens, colLabels: tokens });
+        y0.set(matrixAt(r.Y, 0), { rowLabels: tokens });
+        if (s.batch) y1.set(matrixAt(r.Y, 1), { rowLabels: tokens });
         else y1.clear();   // hidden: nothing stale kept for when the batch is shown again
-        loop.set(matrixAt(r.loop, 0), { label: t(s.norm ? 'loop' : 'loopSum') });
+        loop.set(matrixAt(r.loop, 0), { label: t(s.norm ? 'loop' : 'loopSum'), rowLabels: tokens });
         xBadge.textContent = `${t('xShape')} ${shapeText(['B', 'T', 'C'], r.X.shape)}`;
         yBadge.textContent = `${t('yShape')} ${shapeText(['B', 'T', 'C'], r.Y.shape)}`;
         // the chapter's figure is for the average (normalized rows)
@@ -102,6 +112,7 @@ export default {
         const chapterX = JSON.stringify(s.x) === JSON.stringify(CHAPTER_X);
         diffNote.textContent = t(r.diff !== 0 ? (s.norm ? 'diffRounding' : 'sumRounding') : chapterX && s.norm ? 'diffZeroChapter' : 'diffZero');
         example.hidden = JSON.stringify(s.x) === JSON.stringify(NON_INTEGER_X);
+        prov.update(s);
       },
       pytorch: (s, r) => PROGRAMS['18.1'](s, { X: r.X }, ctx.lang),
     };

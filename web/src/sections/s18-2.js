@@ -5,6 +5,7 @@ import { button, readout } from '../widgets/controls.js';
 import { prediction } from '../widgets/predict.js';
 import { dimSelector } from '../widgets/dim-selector.js';
 import { h } from '../widgets/dom.js';
+import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
 import { PROGRAMS } from '../pytorch-programs.js';
@@ -100,9 +101,21 @@ export default {
     const sums = heatmap({ t, name: 'sums', label: '', names: null, digits: 6 });
     const sumsLast = heatmap({ t, name: 'sums-last', label: t('sumsLast'), names: null, digits: 6 });
     const lastOff = readout({ name: 'last-off' });
+    // every weight explains itself: the score row, the mask, every exp, the max and the denominator
+    const maskOf = (s) => ({ shape: [s.mask.length, s.mask[0].length], data: Uint8Array.from(s.mask.flat()) });
+    const demoOf = (s, core) => core.randn(s.kind === 'btt' ? [2, 3, 3] : [1, 2, 3, 3], s.seed);
+    const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'softmax', sources: { scores, mask },
+      targets: [
+        ...[['before', before], ['after', after]].map(([order, widget]) => ({ widget, quantity: 'weights', at: (i, j) => [i, j],
+          inputs: (s) => ({ scores: tensor(s.s), mask: maskOf(s), maskOrder: order }) })),
+        // the demo slices: the softmax along the chosen dim (its scores are not shown, only explained)
+        ...sliceMaps.map((widget, n) => ({ widget, quantity: 'weights', at: (i, j) => (ctx.state.kind === 'btt' ? [n, i, j] : [0, n, i, j]),
+          inputs: (s) => ({ scores: demoOf(s, ctx.core), dim: s.dim }), sources: {} })),
+      ],
+      softmaxDim: (s, at) => (s.dim < 0 ? s.dim + at.length : s.dim) });
     ctx.lab.append(
       h('div.row', {}, h('div.stack', {}, scores.el), h('div.stack', {}, mask.el, presets)),
-      h('div.row', {}, before.el, h('div.stack', {}, after.el, showAfter, predictAfter.el)),
+      h('div.row', {}, before.el, h('div.stack', {}, after.el, showAfter, predictAfter.el)), prov.el,
       nanNote,
       h('h3', {}, t('dimTitle')),
       h('div.controls', {}, kind.el, seed.el),
@@ -114,10 +127,10 @@ export default {
       },
       compute(s, core) {
         const S = tensor(s.s);
-        const maskT = { shape: [s.mask.length, s.mask[0].length], data: Uint8Array.from(s.mask.flat()) };
+        const maskT = maskOf(s);
         const before = core.softmax(S, { mask: maskT, maskOrder: 'before' });
         const after = core.softmax(S, { mask: maskT, maskOrder: 'after' });
-        const demo = core.randn(s.kind === 'btt' ? [2, 3, 3] : [1, 2, 3, 3], s.seed);
+        const demo = demoOf(s, core);
         const w = core.softmax(demo, { dim: s.dim });
         const ones = (tt) => ({ shape: tt.shape, data: new Float64Array(tt.data.length).fill(1) });
         const afterSums = core.sum(after, { dim: -1 }), lastSums = core.sum(w, { dim: -1 });
@@ -126,9 +139,10 @@ export default {
       },
       paint(r, s) {
         const marks = (sumT) => Object.fromEntries(values(sumT).map((v, i) => [i, fmt(v, 3)]));
-        before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarkValues: values(r.beforeSums), rowMarksLabel: t('rowSum') });
+        const tokens = tokenLabels(TOKENS, s.s.length), sources = tokenLabels(TOKENS, s.s[0].length);
+        before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarkValues: values(r.beforeSums), rowMarksLabel: t('rowSum'), rowLabels: tokens, colLabels: sources });
         const masked = s.mask.some((row) => row.includes(0));
-        after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarkValues: values(r.afterSums), rowMarksLabel: t('rowSum'), note: t(masked ? 'afterNote' : 'afterNoteNone') });
+        after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarkValues: values(r.afterSums), rowMarksLabel: t('rowSum'), rowLabels: tokens, colLabels: sources, note: t(masked ? 'afterNote' : 'afterNoteNone') });
         after.el.hidden = !revealed;
         showAfter.hidden = revealed || predictAfter.open;
         if (predictAfter.waiting) predictAfter.settle(r.afterOff > 1e-12 ? 'less' : 'one');
@@ -149,6 +163,7 @@ export default {
         sums.el.hidden = last;
         sums.set(rowsOf(r.wSums), { shape: r.wSums.shape, names: null, label: t('sumsAlong', { dim: s.dim }) });
         lastOff.set([[t('lastOff'), fmtErr(r.lastOff), last ? 'good' : 'bad', r.lastOff]]);
+        prov.update(s);
       },
       pytorch: (s, r) => PROGRAMS['18.2'](s, { demo: r.demo }, ctx.lang),
     };

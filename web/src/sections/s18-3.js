@@ -3,6 +3,7 @@
 import { heatmap } from '../widgets/heatmap.js';
 import { h } from '../widgets/dom.js';
 import { prediction } from '../widgets/predict.js';
+import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, toNested, matrixAt } from '../tensors.js';
 import { PROGRAMS } from '../pytorch-programs.js';
 
@@ -53,25 +54,37 @@ export default {
       a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true, axes: 'self' }),
       y: heatmap({ t, name: 'y', label: t('Y'), names: ['B', 'T', 'd'] }),
     };
+    const opts = (s) => ({ wq: tensor(s.wq), wk: tensor(s.wk), wv: tensor(s.wv), heads: 1, causal: s.causal });
+    // every number explains itself: the cells it came from, and the core's arithmetic
+    const linear = () => ctx.state.layout === 'linear';
+    const prov = provenance({ lang: ctx.lang, core, fn: 'multiHeadAttention', inputs: (s) => ({ x: tensor([s.x]), ...opts(s) }),
+      sources: { x, wq: { widget: w.wq, swap: linear }, wk: { widget: w.wk, swap: linear }, wv: { widget: w.wv, swap: linear },
+        q: maps.q, k: maps.k, v: maps.v, scores: maps.s, weights: maps.a },
+      targets: [['q', maps.q], ['k', maps.k], ['v', maps.v], ['scores', maps.s], ['weights', maps.a], ['out', maps.y]]
+        .map(([quantity, widget]) => ({ quantity, widget, at: quantity === 'scores' || quantity === 'weights' ? (i, j) => [0, 0, i, j] : (i, j) => [0, i, j] })),
+      // the scale 1/√d, d = one head's width = the number of terms of the score
+      scale: (e) => ({ sym: '/ √d', num: `/ √${e.terms.length}` }), outHead: () => 0 });
     ctx.lab.append(
       h('div.controls', {}, layout.el, causal.el), predictCausal.el,
       h('div.row', {}, x.el, w.wq.el, w.wk.el, w.wv.el),
       h('div.row', {}, maps.q.el, maps.k.el, maps.v.el),
-      h('div.row', {}, maps.s.el, maps.a.el, maps.y.el));
+      h('div.row', {}, maps.s.el, maps.a.el, maps.y.el), prov.el);
     return {
       compute(s, c) {
-        return c.multiHeadAttention(tensor([s.x]), { wq: tensor(s.wq), wk: tensor(s.wk), wv: tensor(s.wv), heads: 1, causal: s.causal });
+        return c.multiHeadAttention(tensor([s.x]), opts(s));
       },
-      paint(r) {
-        const shape3 = (tt) => ({ shape: tt.shape });
+      paint(r, s) {
+        const rows = tokenLabels(TOKENS, r.q.shape[1]);
+        const shape3 = (tt) => ({ shape: tt.shape, rowLabels: rows });
         maps.q.set(matrixAt(r.q, 0), shape3(r.q));
         maps.k.set(matrixAt(r.k, 0), shape3(r.k));
         maps.v.set(matrixAt(r.v, 0), shape3(r.v));
         const tt = [r.scores.shape[0], r.scores.shape[2], r.scores.shape[3]];   // one head: (B, T, T)
-        maps.s.set(matrixAt(r.scores, 0, 0), { shape: tt });
-        maps.a.set(matrixAt(r.weights, 0, 0), { shape: tt });
+        maps.s.set(matrixAt(r.scores, 0, 0), { shape: tt, rowLabels: rows, colLabels: rows });
+        maps.a.set(matrixAt(r.weights, 0, 0), { shape: tt, rowLabels: rows, colLabels: rows });
         if (predictCausal.waiting) predictCausal.settle(r.weights.data[0] === 1 ? 'all' : 'part');
         maps.y.set(matrixAt(r.out, 0), shape3(r.out));
+        prov.update(s);
       },
       pytorch(s) {
         // the weights as the editors show them: in nn.Linear's layout the core transposes them

@@ -5,6 +5,7 @@ import { readout, button } from '../widgets/controls.js';
 import { prediction } from '../widgets/predict.js';
 import { lineChart, barChart } from '../widgets/chart.js';
 import { h } from '../widgets/dom.js';
+import { provenance } from '../widgets/provenance.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt } from '../format.js';
 import { memo } from '../memo.js';
@@ -76,18 +77,26 @@ export default {
     const factor = ctx.slider('factor', { step: 0.5, format: (v) => `× ${v}` });
     const bars = barChart({ name: 'bars', label: t('sharp') });
     const sharp = readout({ name: 'sharp' });
+    // x and the weights, drawn by the core from the seed
+    const inputsOf = (s, core) => {
+      const std = WSTD[s.C];
+      return { x: core.randn([1, s.T, s.C], s.seed), wq: core.randn([s.C, s.C], s.seed + 1, std), wk: core.randn([s.C, s.C], s.seed + 2, std),
+        wv: core.randn([s.C, s.C], s.seed + 3, std), heads: s.heads, causal: s.causal };
+    };
+    // every weight explains itself (its scores are not shown, the panel gives them)
+    const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'multiHeadAttention', sources: {},
+      targets: SCALES.map((scale, i) => ({ widget: maps[i], quantity: 'weights', at: (r, c) => [0, ctx.state.head, r, c],
+        inputs: (s) => ({ ...inputsOf(s, ctx.core), scale }) })) });
     ctx.lab.append(
       h('div.controls', {}, T.el, C.el, heads.el, head.el, causal.el, seed.el), hsLine,
-      h('div.row.three', { 'data-compare': 'scales' }, maps.map((m) => m.el), h('div.stack', {}, showScales, predictScale.el)),
+      h('div.row.three', { 'data-compare': 'scales' }, maps.map((m) => m.el), h('div.stack', {}, showScales, predictScale.el)), prov.el,
       chart.el,
       h('div.row', {}, h('div.stack', {}, logits.el, factor.el, sharp.el), bars.el));
     // each part is recomputed only when what it depends on changes
     const attentionRuns = memo((s, core) => {
-      const x = core.randn([1, s.T, s.C], s.seed);
-      const std = WSTD[s.C];
-      const w = { wq: core.randn([s.C, s.C], s.seed + 1, std), wk: core.randn([s.C, s.C], s.seed + 2, std), wv: core.randn([s.C, s.C], s.seed + 3, std) };
-      return { inputs: { x, ...w }, runs: SCALES.map((scale) => {
-        const r = core.multiHeadAttention(x, { ...w, heads: s.heads, causal: s.causal, scale });
+      const { x, ...w } = inputsOf(s, core);
+      return { inputs: { x, wq: w.wq, wk: w.wk, wv: w.wv }, runs: SCALES.map((scale) => {
+        const r = core.multiHeadAttention(x, { ...w, scale });
         return { weights: r.weights, stats: core.attentionStats(r.weights) };
       }) };
     });
@@ -120,6 +129,7 @@ export default {
           });
         });
         maps[1].el.hidden = maps[2].el.hidden = !revealed;
+        prov.update(s);
         showScales.hidden = revealed || predictScale.open;
         if (predictScale.waiting) predictScale.settle(r.scaleEffect);
         if (changed('variance', r.variance)) chart.set({ xLabel: t('d'), yLabel: t('variance'), xLog: true, yLog: true, tableLabel: t('table'),

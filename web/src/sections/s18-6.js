@@ -3,6 +3,7 @@
 // values from the encoder (T_in).
 import { heatmap } from '../widgets/heatmap.js';
 import { h } from '../widgets/dom.js';
+import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { prediction } from '../widgets/predict.js';
 import { matrixAt } from '../tensors.js';
 import { shapeText } from '../format.js';
@@ -49,8 +50,18 @@ export default {
     // cross-attention: queries from the output (T_out), keys from the encoder (T_in); self-attention: one T
     const axesOf = (s) => (s.mode === 'cross' ? { axes: 'cross', T: ['T_out', 'T_in'] } : { axes: 'self', T: ['T', 'T'] });
     const shapes = h('p.shape-line');
+    // x, the memory (cross) and the weights, drawn by the core from the seed
+    const inputsOf = (s, core) => {
+      const C = 4;
+      const memory = s.mode === 'cross' ? core.randn([1, s.tin, C], s.seed + 100) : undefined;
+      return { x: core.randn([1, s.tout, C], s.seed), wq: core.randn([C, C], s.seed + 1, 0.5), wk: core.randn([C, C], s.seed + 2, 0.5),
+        wv: core.randn([C, C], s.seed + 3, 0.5), heads: s.heads, causal: s.mode === 'causal', memory };
+    };
+    // every weight explains itself: its scores, the mask, every exp (masked ones hatched in the mask too)
+    const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'multiHeadAttention', inputs: (s) => inputsOf(s, ctx.core),
+      sources: { mask }, targets: maps.map((widget, hd) => ({ widget, quantity: 'weights', at: (i, j) => [0, hd, i, j] })) });
     ctx.lab.append(h('div.controls', {}, mode.el), predictMode.el, h('div.controls', {}, tout.el, tin.el, heads.el, seed.el), tinNote,
-      h('div.row', {}, mask.el, maps[0].el, maps[1].el), shapes);
+      h('div.row', {}, mask.el, maps[0].el, maps[1].el), prov.el, shapes);
     return {
       sync(s) {
         tout.set(s.tout, { label: t(s.mode === 'cross' ? 'tout' : 'T') });
@@ -60,18 +71,19 @@ export default {
         maps[1].el.hidden = s.heads < 2;
       },
       compute(s, core) {
-        const C = 4;
-        const x = core.randn([1, s.tout, C], s.seed);
-        const memory = s.mode === 'cross' ? core.randn([1, s.tin, C], s.seed + 100) : undefined;
-        const w = { wq: core.randn([C, C], s.seed + 1, 0.5), wk: core.randn([C, C], s.seed + 2, 0.5), wv: core.randn([C, C], s.seed + 3, 0.5) };
-        const r = core.multiHeadAttention(x, { ...w, heads: s.heads, causal: s.mode === 'causal', memory });
+        const { x, ...opts } = inputsOf(s, core);
+        const r = core.multiHeadAttention(x, opts);
         const Tk = r.weights.shape[3];
-        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }), inputs: { x, memory, ...w } };
+        const { memory, wq, wk, wv } = opts;
+        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }), inputs: { x, memory, wq, wk, wv } };
       },
       paint({ r, mask: m }, s) {
         const { axes, T } = axesOf(s);
-        mask.set(matrixAt(m), { names: T, axes });
-        for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape, names: ['B', 'H', ...T], axes });
+        // rows are the receiving tokens; in self-attention the columns are the same tokens
+        const rowLabels = tokenLabels(TOKENS, s.tout), colLabels = s.mode === 'cross' ? undefined : rowLabels;
+        mask.set(matrixAt(m), { names: T, axes, rowLabels, colLabels });
+        for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape, names: ['B', 'H', ...T], axes, rowLabels, colLabels });
+        prov.update(s);
         if (predictMode.waiting) predictMode.settle(matrixAt(r.weights, 0, 0)[0].slice(1).some((v) => v > 0) ? 'sees' : 'blind');
         shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
       },

@@ -248,5 +248,8 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     note.textContent = '';
   }
 
-  return { el, set, clear };
+  /** The table cell of row i, column j (null in canvas mode or outside): for provenance to point at and outline. */
+  const cell = (i, j) => (i >= 0 && j >= 0 ? table.tBodies[0]?.rows[i]?.cells[j + 1] ?? null : null);
+
+  return { el, set, clear, cell };
 }

@@ -47,5 +47,7 @@ export function maskEditor({ t, label, name, onChange }) {
       badge.textContent = shapeText(['T', 'T'], [rows.length, rows[0].length]);
     },
     invalid: message.show,
+    /** The cell of row i, column j (null outside): for provenance to outline. */
+    cell: (i, j) => (i >= 0 && j >= 0 ? grid.rows[i]?.cells[j] ?? null : null),
   };
 }

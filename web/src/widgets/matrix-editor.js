@@ -122,5 +122,8 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
     el.classList.toggle('invalid', !!text);
   }
 
-  return { el, set, invalid, get: () => rows.map((r) => r.slice()) };
+  /** The cell of row i, column j (null outside): for provenance to outline. */
+  const cell = (i, j) => (i >= 0 && j >= 0 ? table.rows[i]?.cells[j] ?? null : null);
+
+  return { el, set, invalid, cell, get: () => rows.map((r) => r.slice()) };
 }

@@ -1,0 +1,296 @@
+// Provenance: one cell of a result, explained with the core's own terms in the core's own order
+// (the page's "where does this number come from" panel). Each explanation repeats, for a single
+// cell, exactly the arithmetic of the kernel that produced it (sdpa_forward_kernel's pairwise dot
+// product and sequential softmax and output sums, gemm_acc's sequential projection sum, the
+// averages of 18.1, the masked softmax of 18.2), and is checked against the cell bit for bit.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "internal.hpp"
+
+namespace attn {
+
+namespace {
+
+constexpr const char* kFn = "explain";
+const double kNegInf = -std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const Tensor& required(detail::OptionReader& r, const char* key, const char* layout) {
+    const Tensor* t = r.tensor(key);
+    if (!t) throw Error(ErrorCode::missing, {{"fn", kFn}, {"arg", std::string("opts.") + key}, {"expectedType", "tensor"}, {"layout", layout}});
+    return *t;
+}
+
+// `at` as indices into a tensor of `shape`: as many as its axes, each a whole number in range.
+std::vector<std::size_t> checked_at(const std::vector<double>& at, const Shape& shape) {
+    if (at.size() != shape.size())
+        throw Error(ErrorCode::length_range, {{"fn", kFn}, {"arg", "at"}, {"length", at.size()}, {"min", shape.size()}, {"max", shape.size()}});
+    std::vector<std::size_t> ix(at.size());
+    for (std::size_t a = 0; a < at.size(); ++a)
+        ix[a] = detail::to_index({kFn, "at[" + std::to_string(a) + "]"}, at[a], 0, shape[a] - 1);
+    return ix;
+}
+
+std::size_t flat(const Shape& shape, const std::vector<std::size_t>& ix) {
+    std::size_t f = 0;
+    for (std::size_t a = 0; a < shape.size(); ++a) f = f * shape[a] + ix[a];
+    return f;
+}
+
+void one_of(const std::string& quantity, std::initializer_list<const char*> choices) {
+    for (const char* c : choices)
+        if (quantity == c) return;
+    throw Error(ErrorCode::not_one_of, {{"fn", kFn}, {"arg", "quantity"}, {"choice", quantity},
+                                        {"choices", std::vector<std::string>(choices.begin(), choices.end())}});
+}
+
+// A dot product of n terms a[c * sa] * b[c * sb] as the kernels add them: sequential from 0.0
+// (gemm_acc, the output sum) or pairwise (dot2).
+Explanation dot(const double* a, std::size_t sa, const double* b, std::size_t sb, std::size_t n, bool pairwise, double scale) {
+    Explanation e;
+    e.pairwise = pairwise;
+    e.scale = scale;
+    double s0 = 0.0, s1 = 0.0;
+    for (std::size_t c = 0; c < n; ++c) {
+        const double x = a[c * sa], y = b[c * sb], p = x * y;
+        e.left.push_back(x);
+        e.right.push_back(y);
+        e.terms.push_back(p);
+        e.source.push_back(c);
+        if (pairwise && c % 2 == 1) s1 += p;
+        else s0 += p;
+    }
+    e.sum = pairwise ? s0 + s1 : s0;
+    e.value = scale == 1.0 ? e.sum : e.sum * scale;
+    return e;
+}
+
+// The causal softmax of sdpa_forward_kernel for one row of scaled scores: the first `visible`
+// entries allowed, the rest masked.
+Explanation causal_row_softmax(const double* srow, std::size_t Tk, std::size_t visible, std::size_t j) {
+    Explanation e;
+    e.kind = Explanation::Kind::Softmax;
+    e.target = j;
+    double mx = srow[0];
+    for (std::size_t c = 1; c < visible; ++c) mx = std::max(mx, srow[c]);
+    double sum = 0.0;
+    for (std::size_t c = 0; c < Tk; ++c) {
+        const double w = c < visible ? std::exp(srow[c] - mx) : 0.0;
+        e.scores.push_back(srow[c]);
+        e.masked.push_back(c < visible ? 0 : 1);
+        e.exps.push_back(w);
+        sum += w;
+    }
+    e.max = mx;
+    e.denominator = sum;
+    e.value = e.exps[j] / sum;
+    return e;
+}
+
+// The output sum of sdpa_forward_kernel: y = sum over the visible j of a[j] * v[j, c], from 0.0.
+Explanation output_sum(const double* wrow, const double* vcol, std::size_t vstride, std::size_t visible) {
+    return dot(wrow, 1, vcol, vstride, visible, false, 1.0);
+}
+
+// What a cell of a (Tq, Tk) attention computation is made of, given the projected q, k, v rows of
+// group n (laid out as in sdpa_forward_kernel), the scores and weights (N, Tq, Tk).
+struct Attention {
+    const double *q, *k, *v, *scores, *weights;
+    detail::RowLayout lq, lk, lv;
+    std::size_t Tq, Tk, d;
+    double scale;
+    bool causal;
+    std::size_t visible(std::size_t t) const { return causal ? std::min(t + 1, Tk) : Tk; }
+    Explanation score(std::size_t n, std::size_t t, std::size_t j) const {
+        return dot(q + lq.base(n) + t * lq.row, 1, k + lk.base(n) + j * lk.row, 1, d, true, scale);
+    }
+    Explanation weight(std::size_t n, std::size_t t, std::size_t j) const {
+        return causal_row_softmax(scores + (n * Tq + t) * Tk, Tk, visible(t), j);
+    }
+    Explanation out(std::size_t n, std::size_t t, std::size_t c) const {
+        return output_sum(weights + (n * Tq + t) * Tk, v + lv.base(n) + c, lv.row, visible(t));
+    }
+};
+
+// The explanation's value must be the cell itself, bit for bit (NaN for NaN).
+Explanation checked(Explanation e, double cell, const std::string& what) {
+    if (std::memcmp(&e.value, &cell, sizeof(double)) == 0 || (std::isnan(e.value) && std::isnan(cell))) return e;
+    throw Error(ErrorCode::internal, {{"fn", kFn}, {"detail", "the explanation of " + what + " differs from the cell"}});
+}
+
+Explanation explain_mha(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"q", "k", "v", "scores", "weights", "out"});
+    const Tensor& x = required(r, "x", "(B, T, C)");
+    const MhaOptions o = detail::read_mha_options(r);
+    r.finish();
+    const MhaResult res = multi_head_attention(x, o);   // every check, and the cells to match
+    const Tensor& src = o.has_memory ? o.memory : x;
+    const std::size_t T = x.shape()[1], C = x.shape()[2], D = o.wq.shape()[1], NH = o.heads, hs = D / NH,
+                      Tk = src.shape()[1];
+    const std::string what = "multiHeadAttention " + quantity;
+    if (quantity == "q" || quantity == "k" || quantity == "v") {
+        // (B, T, C) x (C, D): gemm_acc adds x[b, t, c] * w[c, i] over c in order, from 0.0
+        const Tensor& out = quantity == "q" ? res.q : quantity == "k" ? res.k : res.v;
+        const Tensor& in = quantity == "q" ? x : src;
+        const Tensor& w = quantity == "q" ? o.wq : quantity == "k" ? o.wk : o.wv;
+        const Shape s = detail::shape_of(out);
+        const auto ix = checked_at(at, s);   // [b, t, i]
+        return checked(dot(in.data() + (ix[0] * s[1] + ix[1]) * C, 1, w.data() + ix[2], D, C, false, 1.0),
+                       out.data()[flat(s, ix)], what);
+    }
+    // head h of (B, T, NH * hs) is the column block h*hs .. (h+1)*hs-1, as in mha.cpp's forward
+    const Attention a{res.q.data(), res.k.data(), res.v.data(), res.scores.data(), res.weights.data(),
+                      {NH, T * D, hs, D}, {NH, Tk * D, hs, D}, {NH, Tk * D, hs, D}, T, Tk, hs, o.scale.factor(hs, C), o.causal};
+    if (quantity == "out") {
+        const Shape s = detail::shape_of(res.out);
+        const auto ix = checked_at(at, s);   // [b, t, i]: head i / hs, its column i % hs
+        return checked(a.out(ix[0] * NH + ix[2] / hs, ix[1], ix[2] % hs), res.out.data()[flat(s, ix)], what);
+    }
+    const Shape s = detail::shape_of(res.scores);   // (B, NH, T, Tk)
+    const auto ix = checked_at(at, s);
+    const std::size_t n = ix[0] * NH + ix[1];
+    if (quantity == "scores") return checked(a.score(n, ix[2], ix[3]), res.scores.data()[flat(s, ix)], what);
+    return checked(a.weight(n, ix[2], ix[3]), res.weights.data()[flat(s, ix)], what);
+}
+
+Explanation explain_sdpa(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"scores", "weights", "out"});
+    const Tensor& q = required(r, "q", "(..., Tq, d)");
+    const Tensor& k = required(r, "k", "(..., Tk, d)");
+    const Tensor& v = required(r, "v", "(..., Tk, dv)");
+    const SdpaOptions o = detail::read_sdpa_options(r);
+    r.finish();
+    const SdpaResult res = sdpa(q, k, v, o);
+    const std::size_t rank = q.dimension(), Tq = q.shape()[rank - 2], d = q.shape()[rank - 1], Tk = k.shape()[rank - 2],
+                      dv = v.shape()[rank - 1];
+    const Attention a{q.data(), k.data(), v.data(), res.scores.data(), res.weights.data(),
+                      detail::dense(Tq, d), detail::dense(Tk, d), detail::dense(Tk, dv), Tq, Tk, d, o.scale.factor(d, d), o.causal};
+    const Tensor& cell = quantity == "scores" ? res.scores : quantity == "weights" ? res.weights : res.out;
+    const Shape s = detail::shape_of(cell);
+    const auto ix = checked_at(at, s);
+    const std::size_t n = flat(Shape(s.begin(), s.end() - 2), std::vector<std::size_t>(ix.begin(), ix.end() - 2));
+    const std::size_t t = ix[rank - 2], j = ix[rank - 1];
+    const Explanation e = quantity == "scores" ? a.score(n, t, j) : quantity == "weights" ? a.weight(n, t, j) : a.out(n, t, j);
+    return checked(e, cell.data()[flat(s, ix)], "sdpa " + quantity);
+}
+
+Explanation explain_average(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"out"});
+    const Tensor& x = required(r, "x", "(T, C) | (B, T, C)");
+    const std::string m = r.string("method", "matrix", {"loop", "matrix", "softmax"});
+    r.finish();
+    const AverageMethod method = m == "loop" ? AverageMethod::Loop : m == "matrix" ? AverageMethod::Matrix : AverageMethod::Softmax;
+    const Tensor y = causal_average(x, method);
+    const Shape s = detail::shape_of(y);
+    const auto ix = checked_at(at, s);
+    const bool batched = s.size() == 3;
+    const std::size_t T = s[batched ? 1 : 0], C = s.back(), b = batched ? ix[0] : 0, t = ix[batched ? 1 : 0], c = ix.back();
+    const double* col = x.data() + b * T * C + c;   // x[b, :, c], stride C
+    Explanation e;
+    if (method == AverageMethod::Loop) {
+        // out[t] = (x[0] + ... + x[t]) / (t + 1), added in order
+        for (std::size_t j = 0; j <= t; ++j) {
+            e.left.push_back(col[j * C]);
+            e.terms.push_back(col[j * C]);
+            e.source.push_back(j);
+            e.sum += col[j * C];
+        }
+        e.divisor = double(t + 1);
+        e.value = e.sum / e.divisor;
+    } else {
+        // out[t] = sum over every j of A[t, j] x[j] (zeros included), A from the matrix or the softmax
+        Tensor A;
+        if (method == AverageMethod::Matrix) A = averaging_matrix(T, true);
+        else {
+            SoftmaxOptions so;
+            so.mask = MaskKind::Causal;
+            A = softmax(xt::zeros<double>(Shape{T, T}), so).weights;
+        }
+        e = dot(A.data() + t * T, 1, col, C, T, false, 1.0);
+    }
+    return checked(e, y.data()[flat(s, ix)], "causalAverage out");
+}
+
+Explanation explain_matmul(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"out"});
+    const Tensor& a = required(r, "a", "(..., n, k)");
+    const Tensor& b = required(r, "b", "(..., k, m)");
+    r.finish();
+    const Tensor out = matmul(a, b);   // every check
+    const Shape s = detail::shape_of(out);
+    const auto ix = checked_at(at, s);
+    const std::size_t rank = s.size(), n = s[rank - 2], m = s[rank - 1], k = a.shape()[a.dimension() - 1];
+    const std::size_t g = flat(Shape(s.begin(), s.end() - 2), std::vector<std::size_t>(ix.begin(), ix.end() - 2));
+    // gemm_acc: out[i, j] = sum over c of a[i, c] b[c, j], in order from 0.0; a 2-D operand is shared by every group
+    const double* arow = a.data() + (a.dimension() == 2 ? 0 : g * n * k) + ix[rank - 2] * k;
+    const double* bcol = b.data() + (b.dimension() == 2 ? 0 : g * k * m) + ix[rank - 1];
+    return checked(dot(arow, 1, bcol, m, k, false, 1.0), out.data()[flat(s, ix)], "matmul out");
+}
+
+Explanation explain_softmax(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"weights"});
+    const Tensor& scores = required(r, "scores", "");
+    const SoftmaxOptions so = detail::read_softmax_options(r);
+    r.finish();
+    const SoftmaxResult res = softmax(scores, so);   // every check
+    const Shape shape = detail::shape_of(scores);
+    const auto ix = checked_at(at, shape);
+    const std::size_t rank = shape.size(), dim = std::size_t(so.dim < 0 ? so.dim + long(rank) : so.dim);
+    const std::size_t rows = rank >= 2 ? shape[rank - 2] : 1, cols = shape[rank - 1];
+    std::size_t inner = 1;
+    for (std::size_t a = dim + 1; a < rank; ++a) inner *= shape[a];
+    const std::size_t n = shape[dim], f0 = flat(shape, ix), target = ix[dim], base = f0 - target * inner;
+    const double* s = scores.data();
+    auto allowed = [&](std::size_t f) {   // as softmax() decides it
+        if (s[f] == kNegInf) return false;
+        if (so.mask == MaskKind::None) return true;
+        const std::size_t i = (f / cols) % rows, j = f % cols;
+        return so.mask == MaskKind::Causal ? j <= i : so.mask_tensor(i, j) != 0;
+    };
+    Explanation e;
+    e.kind = Explanation::Kind::Softmax;
+    e.target = target;
+    e.mask_after = so.order == MaskOrder::After;
+    bool any = false;
+    double mx = kNegInf;
+    for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t f = base + j * inner;
+        e.scores.push_back(s[f]);
+        e.masked.push_back(allowed(f) ? 0 : 1);
+        // before: the max over the allowed entries; after: over every finite score
+        if (e.mask_after ? s[f] != kNegInf : allowed(f)) { any = true; mx = std::max(mx, s[f]); }
+    }
+    if (!any) {   // nothing to normalize: the row is NaN
+        e.exps.assign(n, kNaN);
+        e.max = e.denominator = e.value = kNaN;
+        return checked(e, res.weights.data()[f0], "softmax weights");
+    }
+    double sum = 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+        const bool in = e.mask_after ? e.scores[j] != kNegInf : !e.masked[j];
+        e.exps.push_back(in ? std::exp(e.scores[j] - mx) : 0.0);
+        sum += e.exps[j];
+    }
+    e.max = mx;
+    e.denominator = sum;
+    e.value = e.mask_after && e.masked[target] ? 0.0 : e.exps[target] / sum;
+    return checked(e, res.weights.data()[f0], "softmax weights");
+}
+
+}  // namespace
+
+Explanation explain(const std::string& fn, const std::string& quantity, const std::vector<double>& at, const Options& opts) {
+    detail::OptionReader r(opts, kFn);
+    if (fn == "multiHeadAttention") return explain_mha(quantity, at, r);
+    if (fn == "sdpa") return explain_sdpa(quantity, at, r);
+    if (fn == "causalAverage") return explain_average(quantity, at, r);
+    if (fn == "softmax") return explain_softmax(quantity, at, r);
+    if (fn == "matmul") return explain_matmul(quantity, at, r);
+    throw Error(ErrorCode::not_one_of, {{"fn", kFn}, {"arg", "fn"}, {"choice", fn},
+                                        {"choices", std::vector<std::string>{"multiHeadAttention", "sdpa", "causalAverage", "softmax", "matmul"}}});
+}
+
+}  // namespace attn

@@ -1,0 +1,300 @@
+// Provenance: point at a computed cell (hover, tap or keyboard focus) and see where it came from.
+// The cells it was computed from are outlined in their own editors and heatmaps, each term in its
+// own colour and numbered (not colour alone), and a panel (aria-live) shows the formula in the
+// lesson's notation with the core's own numbers: the terms of the dot product, the max, every exp
+// (masked ones as −∞ → 0), the denominator, and the value, which is the cell bit for bit. Every
+// number comes from core.explain(); this module only formats and places them.
+//
+// A section declares, once:
+//   provenance({ lang, core, fn, inputs(state) -> explain's opts, sources: {name: widget | (head) => widget},
+//                targets: [{widget, quantity, at(i, j) -> index, fn?, inputs?, sources?, when?(state)}], symbols?, scale?(e) -> {sym, num} })
+// names: x, memory, wq, wk, wv, q, k, v, scores, weights, out, mask (the function's inputs and results).
+import { h } from './dom.js';
+import { fmt } from '../format.js';
+import { makeT } from '../i18n.js';
+
+export const strings = {
+  zh: {
+    provTitle: '这个数是怎么来的',
+    provHint: '把鼠标移到（或点按、用 Tab 聚焦）任何一个计算出的数字上：参与计算的格子会被描边标出，这里列出公式和内核用到的每一个数。',
+    provMasked: '被遮罩：−∞ → 0',
+    provMax: 'm = 未遮罩分数中的最大值',
+    provMaxAll: 'm = 所有有限分数中的最大值（先 softmax 再遮罩）',
+    provDenominator: '分母',
+    provMaskedAfter: '这个位置被遮罩：softmax 之后置 0',
+    provNoRow: '这一行没有任何未遮罩的位置：没有分母，结果是 NaN。',
+    provShowAll: '显示全部 {n} 项',
+    provShowLess: '只显示首尾几项',
+    provTerm: '第 {n} 项',
+    provValue: '与格子里的数逐位相同',
+  },
+  en: {
+    provTitle: 'Where this number comes from',
+    provHint: 'Hover over (or tap, or Tab to) any computed number: the cells it was computed from are outlined, and this panel shows the formula with every number the core used.',
+    provMasked: 'masked: −∞ → 0',
+    provMax: 'm = the largest unmasked score',
+    provMaxAll: 'm = the largest finite score (softmax first, mask after)',
+    provDenominator: 'denominator',
+    provMaskedAfter: 'this position is masked: set to 0 after the softmax',
+    provNoRow: 'nothing in this row is unmasked: there is no denominator, and the result is NaN.',
+    provShowAll: 'Show all {n} terms',
+    provShowLess: 'Show the first and last terms only',
+    provTerm: 'term {n}',
+    provValue: 'the same bits as the number in the cell',
+  },
+};
+
+// Okabe–Ito, distinguishable with the common colour-vision deficiencies; cycled over the terms
+const PALETTE = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#8c510a', '#444444'];
+const LONG = 8;        // past this many terms a sum shows its first and last ones and an ellipsis
+const HEAD = 3, TAIL = 2;
+
+const SUB = '₀₁₂₃₄₅₆₇₈₉';
+const sub = (n) => String(n).replace(/\d/g, (d) => SUB[d]);
+const paren = (s) => (s.startsWith('−') ? `(${s})` : s);
+
+// The terms of each explained quantity: which displayed cells they came from ([name, row, col,
+// head]) and how the lesson writes the cell and its formula. at is the core's index of the cell.
+const RULES = {
+  'multiHeadAttention:q': proj('Q', 'W_Q', 'x', 'wq'),
+  'multiHeadAttention:k': proj('K', 'W_K', 'src', 'wk'),
+  'multiHeadAttention:v': proj('V', 'W_V', 'src', 'wv'),
+  'multiHeadAttention:scores': score((at) => ({ h: at[1], t: at[2], j: at[3] })),
+  'multiHeadAttention:weights': weight((at) => ({ h: at[1], t: at[2], j: at[3] })),
+  'multiHeadAttention:out': output((at, e) => ({ t: at[1], i: at[2], h: null, col: at[2] })),
+  'sdpa:scores': score((at) => ({ h: null, t: at.at(-2), j: at.at(-1) })),
+  'sdpa:weights': weight((at) => ({ h: null, t: at.at(-2), j: at.at(-1) })),
+  'sdpa:out': output((at) => ({ t: at.at(-2), i: at.at(-1), h: null, col: at.at(-1) })),
+  // a (..., n, k) b (..., k, m); sym names the three matrices as the section writes them ({a: 'A', b: 'X', out: 'Y'})
+  'matmul:out': {
+    cell: (at, sym) => `${sym.out ?? 'out'}[${at.at(-2)},${at.at(-1)}]`,
+    formula: (at, e, sym) => `Σⱼ ${sym.a ?? 'a'}[${at.at(-2)},j]·${sym.b ?? 'b'}[j,${at.at(-1)}]`,
+    refs: (at, e, k) => [['a', at.at(-2), e.source[k]], ['b', e.source[k], at.at(-1)]],
+    head: (at) => (at.length > 2 ? at[0] : null),   // the batch: which editor and result show it
+  },
+  'causalAverage:out': {
+    cell: (at) => `y[${at.at(-2)},${at.at(-1)}]`,
+    formula: (at, e) => (e.right.length
+      ? `Σⱼ A[${at.at(-2)},j]·x[j,${at.at(-1)}]`
+      : `(x[0,${at.at(-1)}] + … + x[${at.at(-2)},${at.at(-1)}]) / ${e.divisor}`),
+    refs: (at, e, k) => (e.right.length ? [['A', at.at(-2), e.source[k]], ['x', e.source[k], at.at(-1)]] : [['x', e.source[k], at.at(-1)]]),
+    head: (at) => (at.length > 2 ? at[0] : null),
+  },
+  'softmax:weights': {
+    cell: (at) => `A[${at.join(',')}]`,
+    softmax: true,
+    // the scores along the softmax's axis, through the cell
+    refs: (at, e, k, dim) => { const ix = at.slice(); ix[dim] = k; return [['scores', ...ix.slice(-2)]]; },
+    score: (at, k, dim) => { const ix = at.slice(); ix[dim] = k; return `S[${ix.join(',')}]`; },
+  },
+};
+
+function proj(Y, W, src, w) {
+  return {
+    cell: (at) => `${Y}[${at[1]},${at[2]}]`,
+    formula: (at) => `Σ_c X[${at[1]},c]·${W}[c,${at[2]}]`,
+    refs: (at, e, k) => [[src, at[1], e.source[k]], [w, e.source[k], at[2]]],
+  };
+}
+function score(where) {
+  return {
+    cell: (at) => { const { t, j } = where(at); return `S[${t},${j}]`; },
+    formula: (at) => { const { t, j } = where(at); return `q${sub(t)}·k${sub(j)}`; },
+    // head h of q and k is its column block: the term's column is h * hs + c, hs = the number of terms
+    refs: (at, e, k) => { const { h: hd, t, j } = where(at); const c = (hd ?? 0) * e.terms.length + e.source[k]; return [['q', t, c], ['k', j, c]]; },
+    head: (at) => where(at).h,
+  };
+}
+function weight(where) {
+  return {
+    cell: (at) => { const { t, j } = where(at); return `A[${t},${j}]`; },
+    softmax: true,
+    refs: (at, e, k) => { const { h: hd, t } = where(at); return [['scores', t, k, hd]]; },
+    score: (at, k) => `S[${where(at).t},${k}]`,
+    head: (at) => where(at).h,
+  };
+}
+function output(where) {
+  return {
+    cell: (at) => { const { t, i } = where(at); return `Y[${t},${i}]`; },
+    formula: (at) => { const { t, i } = where(at); return `Σⱼ A[${t},j]·V[j,${i}]`; },
+    // the weights of the head that owns column i: hs = V's columns per head is not known here, so the
+    // declaration's head(at) (or head 0) says which weights map it is
+    refs: (at, e, k, dim, hd) => { const { t, col } = where(at); return [['weights', t, e.source[k], hd], ['v', e.source[k], col]]; },
+  };
+}
+
+export function provenance({ lang, core, fn, inputs, sources, targets, symbols = {}, scale = null, outHead = null, softmaxDim = null }) {
+  const t = makeT(lang, strings, {});
+  const title = h('p.prov-title', {}, h('strong', {}, t('provTitle')));
+  const body = h('div.prov-body', {}, h('p.prov-hint', {}, t('provHint')));
+  const el = h('aside.provenance', { 'aria-live': 'polite', 'aria-label': t('provTitle'), 'data-fn': fn }, title, body);
+  let state = null;      // the section's state for explain's inputs
+  let marked = [];       // elements carrying highlight attributes
+  let current = null;    // {target, quantity, at, i, j}
+  let expanded = false;
+
+  // a source: a widget, {widget, swap() -> true when it shows the matrix transposed}, or (head) => either
+  const sourceOf = (name, head) => {
+    const all = current?.target.sources ?? sources;   // a target may show other inputs than the section's
+    let s = all[name === 'src' ? (all.memory ? 'memory' : 'x') : name];
+    if (typeof s === 'function') s = s(head ?? 0);
+    return s?.widget ? s : s ? { widget: s } : null;
+  };
+  const cellOf = (name, row, col, head) => {
+    const s = sourceOf(name, head);
+    return s?.swap?.() ? s.widget.cell?.(col, row) : s?.widget.cell?.(row, col);
+  };
+
+  function clear() {
+    for (const c of marked) {
+      c.removeAttribute('data-prov');
+      c.removeAttribute('data-prov-term');
+      c.style.removeProperty('--prov-c');
+    }
+    marked = [];
+  }
+  function mark(cell, kind, term) {
+    if (!cell) return;
+    cell.setAttribute('data-prov', kind);
+    if (term !== undefined) {
+      cell.setAttribute('data-prov-term', String(term + 1));
+      cell.style.setProperty('--prov-c', PALETTE[term % PALETTE.length]);
+    }
+    marked.push(cell);
+  }
+
+  // A number as the panel shows it: formatted, with its exact value for whoever reads the DOM.
+  const num = (v, cls = 'prov-num') => h(`span.${cls}`, { 'data-value': String(v) }, fmt(v));
+  const coloured = (k, ...children) => h('span.prov-term', { 'data-term': String(k + 1), style: `--prov-c:${PALETTE[k % PALETTE.length]}`, title: t('provTerm', { n: k + 1 }) }, ...children);
+  // the indices of the terms to show: all, or the first HEAD and last TAIL with an ellipsis between
+  const shown = (n) => (expanded || n <= LONG ? [...Array(n).keys()] : [...Array(HEAD).keys(), null, ...Array.from({ length: TAIL }, (_, i) => n - TAIL + i)]);
+  const joined = (n, part, sep = ' + ') => shown(n).flatMap((k, idx) => [idx ? sep : '', k === null ? '…' : part(k)]);
+  const toggle = (n) => (n > LONG ? h('button.prov-more', { type: 'button', 'aria-expanded': String(expanded), onclick: () => { expanded = !expanded; render(); } },
+    expanded ? t('provShowLess') : t('provShowAll', { n })) : null);
+
+  function sumPanel(r, at, e) {
+    const n = e.terms.length;
+    const lhs = r.cell(at, symbols);
+    const scaleText = e.scale !== 1 ? (scale?.(e) ?? { sym: `· ${fmt(e.scale)}`, num: `· ${fmt(e.scale)}` }) : null;
+    const sym = [lhs, ' = ', r.formula(at, e, symbols), scaleText ? ` ${scaleText.sym}` : ''];
+    const product = (k) => coloured(k, e.right.length ? [paren(fmt(e.left[k])), '·', paren(fmt(e.right[k]))] : fmt(e.left[k]));
+    const sumText = n ? joined(n, product) : ['0'];
+    const wrapped = scaleText || e.divisor !== 1 ? ['(', ...sumText, ')'] : sumText;
+    const tail = scaleText ? ` ${scaleText.num}` : e.divisor !== 1 ? ` / ${e.divisor}` : '';
+    return [
+      h('p.prov-formula', {}, sym),
+      h('p.prov-numbers', {}, '= ', wrapped, tail, ' = ', num(e.value, 'prov-value')),
+      toggle(n),
+    ];
+  }
+
+  function softmaxPanel(r, at, e, dim) {
+    const n = e.scores.length, lhs = r.cell(at, symbols), S = (k) => r.score(at, k, dim);
+    const out = [h('p.prov-formula', {}, `${lhs} = exp(${S(e.target)} − m) / Σⱼ exp(${S('j')} − m)`)];
+    if (Number.isNaN(e.denominator)) return [...out, h('p.prov-numbers', {}, t('provNoRow'), ' ', num(e.value, 'prov-value'))];
+    out.push(h('p.prov-max', {}, e.maskAfter ? t('provMaxAll') : t('provMax'), ' = ', num(e.max, 'prov-max-value')));
+    const term = (k) => {
+      const maskedExp = e.maskAfter ? e.scores[k] === -Infinity : e.masked[k];
+      return h('li', { class: maskedExp ? 'masked' : null },
+        coloured(k, maskedExp ? [`exp(${S(k)} − m) : `, t('provMasked')] : [`exp(${S(k)} − m) = exp(`, paren(fmt(e.scores[k])), ' − ', paren(fmt(e.max)), ') = ', num(e.exps[k], 'prov-exp')]));
+    };
+    out.push(h('ul.prov-terms', {}, shown(n).map((k) => (k === null ? h('li', {}, '…') : term(k)))));
+    out.push(h('p.prov-denominator', {}, `${t('provDenominator')} Σ = `, joined(n, (k) => coloured(k, fmt(e.exps[k]))), ' = ', num(e.denominator, 'prov-den')));
+    out.push(h('p.prov-numbers', {}, `${lhs} = `,
+      e.maskAfter && e.masked[e.target] ? [t('provMaskedAfter'), ' = '] : [coloured(e.target, fmt(e.exps[e.target])), ' / ', fmt(e.denominator), ' = '],
+      num(e.value, 'prov-value')));
+    out.push(toggle(n));
+    return out;
+  }
+
+  function render() {
+    clear();
+    if (!current || !state) return;
+    const { target, quantity, at, i, j } = current;
+    const tfn = target.fn ?? fn;
+    const r = RULES[`${tfn}:${quantity}`];
+    let e;
+    try {
+      e = core.explain(tfn, quantity, at, (target.inputs ?? inputs)(state));
+    } catch {
+      return;   // the section's own status line already explains a core error
+    }
+    const dim = softmaxDim?.(state, at) ?? at.length - 1;
+    const hd = r.head?.(at) ?? outHead?.(at, e) ?? target.head ?? null;
+    mark(target.widget.cell?.(i, j), 'target');
+    const nTerms = e.kind === 'sum' ? e.terms.length : e.scores.length;
+    for (let k = 0; k < nTerms; k++)
+      for (const [name, row, col, head] of r.refs(at, e, k, dim, hd)) {
+        const masked = e.kind === 'softmax' && e.masked[k];
+        mark(cellOf(name, row, col, head ?? hd), masked ? 'masked' : 'in', k);
+        if (e.kind === 'softmax') mark(cellOf('mask', row, col, head ?? hd), masked ? 'masked' : 'in', k);
+      }
+    body.replaceChildren(...(e.kind === 'sum' ? sumPanel(r, at, e) : softmaxPanel(r, at, e, dim)).filter(Boolean));
+    el.dataset.quantity = quantity;
+    el.dataset.at = at.join(',');
+    // beside the figure pointed at, so that it never covers the cell: after its row, or on a phone
+    // (figures stacked) right after the figure
+    const narrow = window.matchMedia?.('(max-width: 700px)').matches;
+    const host = (!narrow && target.widget.el.closest('.row')) || target.widget.el;
+    if (el.previousElementSibling !== host) host.after(el);
+  }
+
+  function point(target, i, j) {
+    if (target.when && !target.when(state)) return;
+    const at = target.at(i, j);
+    if (current && current.target === target && current.i === i && current.j === j) return;
+    current = { target, quantity: target.quantity, at, i, j };
+    expanded = false;
+    render();
+  }
+
+  // pointer, tap and keyboard on each explained widget's table cells; one tab stop per table
+  for (const target of targets) {
+    const table = target.widget.el.querySelector('table');
+    if (!table) continue;
+    table.classList.add('prov-source');
+    const cellPos = (td) => {
+      const tr = td?.closest('tbody tr');
+      if (!tr || td.tagName !== 'TD' || td.classList.contains('rowmark')) return null;
+      return [tr.sectionRowIndex, td.cellIndex - 1];
+    };
+    const onPoint = (ev) => {
+      const p = cellPos(ev.target.closest('td'));
+      if (p) point(target, p[0], p[1]);
+    };
+    table.addEventListener('mouseover', onPoint);
+    table.addEventListener('click', onPoint);
+    table.addEventListener('focusin', onPoint);
+    table.addEventListener('keydown', (ev) => {
+      const p = cellPos(ev.target.closest('td'));
+      if (!p) return;
+      const d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[ev.key];
+      if (ev.key === 'Escape') { current = null; clear(); return; }
+      const next = d && target.widget.cell?.(p[0] + d[0], p[1] + d[1]);
+      if (next) { ev.preventDefault(); next.focus(); }
+    });
+  }
+
+  /** After each paint: cells are focusable (one tab stop per table, arrows move), the panel follows the new numbers. */
+  function update(s) {
+    state = s;
+    for (const target of targets) {
+      const cells = target.widget.el.querySelectorAll('tbody td:not(.rowmark)');
+      cells.forEach((td, n) => {
+        td.tabIndex = n === 0 ? 0 : -1;
+      });
+    }
+    if (current) render();
+  }
+
+  return { el, update, point: (index, i, j) => point(targets[index], i, j) };
+}
+
+/** The lessons' phrase (18.1–18.3, 18.6): position t of a text is its token t. */
+export const TOKENS = ['the', 'cat', 'sat'];
+
+/** Row and column labels for positions that are tokens: "0 the", "1 cat", ... (positions past the tokens: the number). */
+export function tokenLabels(tokens, n) {
+  return Array.from({ length: n }, (_, i) => (tokens[i] !== undefined ? `${i} ${tokens[i]}` : String(i)));
+}
