@@ -69,10 +69,10 @@ export default {
       options: ['sharper', 'flatter', 'same'].map((v) => ({ value: v, label: t(v) })) });
     const showScales = button({ label: t('showScales'), className: 'show-scales',
       onClick: () => { showScales.hidden = true; predictScale.ask(() => { revealed = true; ctx.refresh(); }); } });
-    const chart = lineChart({ label: t('chart') });
+    const chart = lineChart({ t, label: t('chart') });
     const logits = ctx.editor('logits');
     const factor = ctx.slider('factor', { step: 0.5, format: (v) => `× ${v}` });
-    const bars = barChart({ label: t('sharp') });
+    const bars = barChart({ t, label: t('sharp') });
     const sharp = readout({ name: 'sharp' });
     ctx.lab.append(
       h('div.controls', {}, T.el, C.el, heads.el, head.el, causal.el, seed.el), hsLine,
