@@ -45,6 +45,9 @@ export const shared = {
     stateForeign: '{file} 不是注意力实验室的状态文件，本节没有任何改动。',
     stateOtherSection: '{file} 保存的是第 {other} 节的状态，不能载入到第 {id} 节；本节没有任何改动。',
     stateTooLarge: '{file} 太大（超过 {max} KB），不像是状态文件；本节没有任何改动。',
+    stepTitle: '逐步查看数据流', stepStart: '开始逐步查看', stepExit: '退出逐步查看', stepBack: '上一步', stepNext: '下一步',
+    stepPlay: '自动播放', stepPause: '暂停', stepWhere: '第 {n} / {total} 步：{label}', stepFlow: '数据流的各个阶段（箭头上是传下去的张量形状）',
+    stepReads: '本步读取', stepMakes: '本步得到',
   },
   en: {
     title: 'Attention Lab',
@@ -87,6 +90,9 @@ export const shared = {
     stateForeign: '{file} is not an Attention Lab state file; nothing in this section changed.',
     stateOtherSection: '{file} holds the state of section {other}, not {id}; nothing in this section changed.',
     stateTooLarge: '{file} is too large (over {max} KB) to be a state file; nothing in this section changed.',
+    stepTitle: 'Step through the data flow', stepStart: 'Start the step-through', stepExit: 'Leave the step-through', stepBack: 'Back', stepNext: 'Next',
+    stepPlay: 'Play', stepPause: 'Pause', stepWhere: 'Step {n} of {total}: {label}', stepFlow: 'The stages of the data flow (on each arrow, the shape of the tensor passed on)',
+    stepReads: 'this step reads', stepMakes: 'this step makes',
   },
 };
 
