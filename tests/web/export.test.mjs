@@ -136,7 +136,7 @@ test('JSON: save, edit, load restores the state; invalid fields fall back and ar
   assert.equal(dl.suggestedFilename(), 'attention-lab-18.3-state.json');
   const saved = JSON.parse(await readFile(await dl.path(), 'utf8'));
   assert.deepEqual(saved, { format: 'attention-lab-state', version: 1, section: '18.3',
-    state: { x: '2,0;0,4;4,2', wq: '0.5,0.1;0,0.3', wk: '0.2,-0.3;0.3,0.2', wv: '1,0;0.5,1', layout: 'math', causal: '0' } });
+    state: { x: '2,0;0,4;4,2', wq: '0.5,0.1;0,0.3', wk: '0.2,-0.3;0.3,0.2', wv: '1,0;0.5,1', layout: 'math', causal: '0', stage: 'off' } });
 
   // reset, then load the saved file as it is: the state comes back
   await sec(page, '18.3').locator('button.reset').click();

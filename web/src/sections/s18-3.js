@@ -20,7 +20,7 @@ const strings = {
     st_mask: '+ 遮罩 M', st_a: 'A = softmax(S + M)', st_y: 'Y = A V',
     fx_x: 'X：每一行是一个位置的向量，形状 (B, T, C)', fx_qkv: 'Q = X W_Q，K = X W_K，V = X W_V：同一个 X 的三个线性投影',
     fx_qk: '(Q Kᵀ)[t, j] = q_t · k_j：查询 t 和键 j 的点积', fx_scaled: 'S = Q Kᵀ / √d：除以 √d，让分数的尺度不随宽度 d 增长',
-    fx_mask: 'S + M：M[t, j] = 0（j ≤ t）或 −∞（j > t），被屏蔽的分数变成 −∞',
+    fx_mask: 'S + M：允许的位置 M[t, j] = 0，屏蔽的位置 M[t, j] = −∞（因果遮罩屏蔽 j > t；关掉遮罩则什么都不屏蔽），被屏蔽的分数变成 −∞',
     fx_a: 'A = softmax(S + M)：沿最后一维归一化，每行之和为 1，−∞ 变成 0', fx_y: 'Y = A V：每个位置得到值向量的加权平均',
   },
   en: {
@@ -33,7 +33,7 @@ const strings = {
     st_mask: '+ mask M', st_a: 'A = softmax(S + M)', st_y: 'Y = A V',
     fx_x: 'X: one row per position, shape (B, T, C)', fx_qkv: 'Q = X W_Q, K = X W_K, V = X W_V: three linear projections of the same X',
     fx_qk: '(Q Kᵀ)[t, j] = q_t · k_j: the dot product of query t with key j', fx_scaled: 'S = Q Kᵀ / √d: dividing by √d keeps the scores’ scale from growing with the width d',
-    fx_mask: 'S + M: M[t, j] = 0 for j ≤ t and −∞ for j > t, so a blocked score becomes −∞',
+    fx_mask: 'S + M: M[t, j] = 0 where allowed and −∞ where blocked (the causal mask blocks j > t; with the mask off nothing is blocked), so a blocked score becomes −∞',
     fx_a: 'A = softmax(S + M): normalised along the last axis, each row sums to 1, −∞ becomes 0', fx_y: 'Y = A V: each position gets a weighted average of the value vectors',
   },
 };
@@ -83,7 +83,7 @@ export default {
       a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true, axes: 'self' }),
       y: heatmap({ t, name: 'y', label: t('Y'), names: ['B', 'T', 'd'] }),
       qk: heatmap({ t, name: 'qk', label: t('qk'), names: ['B', 'T', 'T'], axes: 'self' }),
-      mask: heatmap({ t, name: 'mask', label: t('mask'), names: ['T', 'T'], weights: true, axes: 'self' }),
+      mask: heatmap({ t, name: 'mask', label: t('mask'), names: ['T', 'T'], weights: true, axes: 'self', digits: 0 }),
     };
     const steps = stepper({ t, stages: STAGES.map((st) => ({ ...st, label: t(`st_${st.id}`), formula: t(`fx_${st.id}`) })),
       onChange: (stage) => ctx.set({ stage }) });
