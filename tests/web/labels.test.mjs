@@ -8,6 +8,12 @@ import { builtLab, sec, fig } from './harness.mjs';
 
 const { open } = builtLab();
 
+/** A switch the lesson is about asks for a prediction first (once per visit): skip it. */
+async function skipPrediction(page, id) {
+  const skip = sec(page, id).locator('.predict:not([hidden]) button[data-act="skip"]');
+  if (await skip.count()) await skip.first().click();
+}
+
 // every attention-shaped matrix of 18.1-18.7 (18.8's maps are labelled with characters)
 const MAPS = { '18.1': ['A'], '18.2': ['s', 'mask', 'before', 'after', 'slice0', 'slice1'], '18.3': ['s', 'a'],
   '18.4': ['w-head', 'w-model', 'w-none'], '18.6': ['mask', 'w0', 'w1'], '18.7': ['drop'] };
@@ -17,6 +23,12 @@ const CELL = { zh: /接收 t = 1，来源 j = 0/, en: /receiver t = 1, source j 
 for (const lang of ['zh', 'en']) {
   test(`${lang}: every attention map names its rows (t receives, query) and columns (j gives, key), and only those do`, async () => {
     const { page, errors } = await open(`?lang=${lang}&s6.mode=causal`);
+    // 18.2 shows the mask-after weights and 18.4 the √C and unscaled maps once the student asks
+    // (after a prediction, skipped here)
+    for (const [id, button] of [['18.2', 'show-after'], ['18.4', 'show-scales']]) {
+      await sec(page, id).locator(`button.${button}`).click();
+      await skipPrediction(page, id);
+    }
     for (const [id, names] of Object.entries(MAPS)) {
       for (const name of names) {
         const note = fig(page, id, name).locator('p.axes');
@@ -42,7 +54,8 @@ test('18.6: self-attention says (B, H, T, T) and T; cross-attention says (B, H, 
   assert.match(await fig(page, '18.6', 'w0').locator('.shape-badge').textContent(), /^\(B, H, T_out, T_in\) = \(1, 2, 3, 5\)$/);
   assert.match(await s6.locator('label.control.integer').first().textContent(), /T_out/);
   for (const mode of [/Encoder/, /Decoder/]) {
-    await fig(page, '18.6', 'mode').getByLabel(mode).check();
+    await fig(page, '18.6', 'mode').getByLabel(mode).click();
+    await skipPrediction(page, '18.6');   // the first switch asks for a prediction
     assert.match(await fig(page, '18.6', 'w0').locator('.shape-badge').textContent(), /^\(B, H, T, T\) = \(1, 2, 3, 3\)$/);
     assert.match(await fig(page, '18.6', 'mask').locator('.shape-badge').textContent(), /^\(T, T\)/);
     assert.match(await s6.locator('.shape-line').textContent(), /\(B, H, T, T\)/);

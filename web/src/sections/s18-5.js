@@ -50,7 +50,7 @@ export default {
     const shuffle = button({ label: t('shuffle'), onClick: () => ctx.set({ seed: (ctx.state.seed + 1) % 10000 }) });
     const posSeed = ctx.integer('posSeed');
     const perm = h('p.shape-line.perm');
-    const unshuffled = heatmap({ t, name: 'attnX', label: t('attnX'), names: ['B', 'T', 'D'] });
+    const unshuffled = heatmap({ t, name: 'attnX', label: t('attnX'), names: ['B', 'T', 'd'] });
     const compared = h('p.note', {}, t('compared'));
     const px = heatmap({ t, name: 'px', label: t('px'), names: ['B', 'T', 'C'] });
     const a = heatmap({ t, name: 'attnPx', label: t('attnPx'), names: ['B', 'T', 'd'] });
