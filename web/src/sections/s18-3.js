@@ -95,6 +95,7 @@ export default {
       h('div.row', {}, maps.s.el, maps.a.el, maps.y.el));
     return {
       sync(s) { steps.set(s.stage); },
+      destroy() { steps.stop(); },
       compute(s, c) {
         const x = tensor([s.x]);
         const opts = { wq: tensor(s.wq), wk: tensor(s.wk), wv: tensor(s.wv), heads: 1, causal: s.causal };

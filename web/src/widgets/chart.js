@@ -103,7 +103,7 @@ function frame(label, height, id, draw, { t, csv }) {
   const details = h('details.chart-data');
   const note = h('p.chart-note', { hidden: true });
   let lastItems = [];
-  const menu = exportMenu({ t, label: () => label, name: () => id,
+  const menu = exportMenu({ t, label: () => label, name: () => id, ready: () => !!last,
     svg: () => standalone(svg, label, lastItems, width || FALLBACK_WIDTH, height), csv: () => csv(last) });
   const el = h('figure.chart-figure', { id }, h('figcaption', {}, label, ' ', menu.el), legend, svg, note, details);
   // The width comes from a ResizeObserver (read once by hand for the first drawing): a redraw

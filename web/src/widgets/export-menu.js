@@ -66,11 +66,12 @@ async function rasterise(svg, scale = 2) {
 /**
  * The menu: a disclosure button (keyboard: Enter/Space opens, Escape closes) with three buttons.
  * t: the section's strings (shared keys export, exportPng, exportSvg, exportCsv, exportOf).
- * label(): the figure's current title, for the buttons' accessible names.
+ * label(): the figure's current title, for the buttons' accessible names; ready(): whether it has data yet.
  */
-export function exportMenu({ t, label, name, svg, csv }) {
+export function exportMenu({ t, label, name, ready, svg, csv }) {
   const status = h('span.export-status', { role: 'status' });
   const save = async (kind) => {
+    if (!ready()) { status.textContent = t('exportFailed', { message: t('exportEmpty') }); return; }
     const base = `attention-lab-${sectionOf(el)}-${slug(name())}`;
     try {
       if (kind === 'csv') download(new Blob([toCsv(csv())], { type: 'text/csv;charset=utf-8' }), `${base}.csv`);

@@ -61,7 +61,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
       corner: axes ? 't \\ j' : '', rowName: (i) => opts.rowLabels?.[i] ?? String(i), colName: (j) => opts.colLabels?.[j] ?? String(j),
       colourOf: (v) => colour(v, scale) };
   };
-  const menu = exportMenu({ t, label: () => label, name: () => name ?? label, svg: () => heatmapSvg(view()), csv: () => heatmapCsv(view()) });
+  const menu = exportMenu({ t, label: () => label, name: () => name ?? label, ready: () => !!current, svg: () => heatmapSvg(view()), csv: () => heatmapCsv(view()) });
   const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, labelEl, ' ', badge, menu.el), axesLine.el, small, big, note);
   tableHost.addEventListener('toggle', () => { if (tableHost.open && current) fillTable(current.rows, current.opts, current.scale); });
   const cellAt = (e) => {

@@ -6,7 +6,7 @@
 // every other value); this widget only shows it and asks for changes.
 //
 //   stepper({t, stages: [{id, label, formula, reads: [names], makes: [names], tex}], off, onChange(id)})
-//     -> {el, set(stageId), shapes({stageId: 'shape text'}), extra: element for stage-only figures}
+//     -> {el, set(stageId), shapes({stageId: 'shape text'}), extra: element for stage-only figures, stop()}
 // names are the data-name of the section's figures; tex(source) picks the lesson's display
 // formula(s) of the stage from their TeX source (KaTeX keeps it in an annotation).
 import { h } from './dom.js';
@@ -72,6 +72,8 @@ export function stepper({ t, stages, off = 'off', onChange }) {
 
   return {
     el, extra,
+    /** Stop Play (when the section is removed). */
+    stop,
     /** Show stage `id` (or the flow switched off). */
     set(id) {
       current = id;
