@@ -16,6 +16,7 @@ declare -A probe=(
   [firefox-esr]=/usr/bin/firefox-esr
   [clang-14]=/usr/bin/clang++-14
   [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+  [python3-torch]=/usr/lib/python3/dist-packages/torch/__init__.py   # the tests' PyTorch reference (/usr/bin/python3)
 )
 missing=()
 for pkg in "${!probe[@]}"; do [[ -e ${probe[$pkg]} ]] || missing+=("$pkg"); done

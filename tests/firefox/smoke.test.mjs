@@ -176,7 +176,7 @@ test('a bad cell is marked and explained, and the last good result stays; so is 
   const msg = await page.$eval(`${fig('18.1', 'x')} [role="alert"]`, (e) => ({ text: e.textContent, shown: !e.hidden && e.offsetParent !== null }));
   assert.ok(msg.shown, 'the message is visible');
   assert.match(msg.text, /“abc” is not a number/);
-  assert.match(msg.text, /Row 3, column 2/);
+  assert.match(msg.text, /Row 2, column 1/);
   assert.deepEqual(await heatmap(page, fig('18.1', 'y0')), kept, 'the last good result stays');
   await type(page, bad, '8');
   const x1 = X1.map((r) => [...r]); x1[2][1] = 8;

@@ -22,9 +22,10 @@ test('roots, powers, constants and functions', () => {
     ['2√2', 2 * SQRT2], ['√8', Math.sqrt(8)], ['8/√8', 8 / Math.sqrt(8)], ['√2√2', SQRT2 * SQRT2], ['sqrt 2', SQRT2],
     ['e^2', Math.E ** 2], ['e', Math.E], ['2e', 2 * Math.E], ['exp(2)', Math.exp(2)], ['exp 1', Math.E],
     ['ln 2', Math.LN2], ['log(2)', Math.LN2], ['ln2', Math.LN2], ['ln(e)', 1],
+    ['sin(1)', Math.sin(1)], ['sin 1', Math.sin(1)], ['cos(1)', Math.cos(1)], ['COS 0', 1], ['2sin(1)', 2 * Math.sin(1)], ['tan(π/4)', Math.tan(Math.PI / 4)],
     ['π', Math.PI], ['pi/4', Math.PI / 4], ['2π', 2 * Math.PI], ['1/2π', Math.PI / 2],
     ['2^3', 8], ['2^-1', 0.5], ['2^−1', 0.5], ['-2^2', -4], ['(-2)^2', 4], ['2^3^2', 512], ['4^(1/2)', 2], ['2^0.5', SQRT2],
-    ['1/4 + 1/2', 0.75], ['sin(1)', undefined],
+    ['1/4 + 1/2', 0.75], ['asin(1)', undefined], ['sinh(1)', undefined],
   ];
   for (const [text, want] of table) {
     const r = parseAnswer(text);

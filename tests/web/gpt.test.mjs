@@ -213,7 +213,7 @@ test('at 390 px: chart text is at least 11 px (18.4 and 18.8) and no 18.8 text r
     await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="verdict"].bad`), S8, { timeout: 20000 });
     const over = await s8.evaluate((sec) => {
       const scrolls = (el) => { for (let p = el.parentElement; p && p !== sec; p = p.parentElement) if (/auto|scroll/.test(getComputedStyle(p).overflowX)) return true; return false; };
-      return [...sec.querySelectorAll('p, dd, dt, li, label, legend, figcaption, h4, pre, button')]
+      return [...sec.querySelectorAll('p, dd, dt, li, label, legend, figcaption, h3, h4, pre, button')]
         .filter((e) => e.offsetParent && e.getBoundingClientRect().right > window.innerWidth + 0.5 && !scrolls(e))
         .map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 40)}`);
     });

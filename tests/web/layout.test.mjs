@@ -1,7 +1,11 @@
 // Phones and small frames: at 390 px (the whole page) and in a 700 px iframe (?embed=<section>),
 // in both languages, no text runs past the viewport or gets clipped by its box (wide matrices
-// scroll inside their own box instead), numeric readouts stay on one line, operators are not
-// left alone on a line, and no chart text is under 11 CSS px.
+// scroll inside their own box instead), side-by-side parts do not overlap, numeric readouts stay
+// on one line, operators are not left alone on a line, and no chart text is under 11 CSS px.
+// WCAG 2.1 reflow (1.4.10) and resize (1.4.4), the same checks: the whole page at 320 px, and at
+// 1280 px zoomed to 200 %, which is a 640 px viewport (browser zoom divides the CSS viewport by the
+// zoom factor, so media and container queries see 640 px; deviceScaleFactor only changes the
+// pixel density, and CSS zoom on the root would leave the viewport and its queries at 1280 px).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch } from './harness.mjs';
@@ -74,6 +78,18 @@ function layoutProblems(sectionId) {
     const next = op.nextElementSibling?.getBoundingClientRect();
     if (!next || next.top > r.bottom - 1 || next.bottom < r.top + 1) problems.push(`"${op.textContent}" alone on its line in ${where(op)}`);
   }
+  // parts laid side by side (controls, matrices in a row, readout lines) do not overlap
+  for (const box of root.querySelectorAll('.controls, .row, .stack, .product, .resize, .section-tools, .predict-actions, .attn-maps, .slices, form.answer')) {
+    if (hidden(box)) continue;
+    const kids = [...box.children].filter((k) => !hidden(k) && k.getClientRects().length).map((k) => [k, k.getBoundingClientRect()]);
+    for (let a = 0; a < kids.length; a++) {
+      for (let b = a + 1; b < kids.length; b++) {
+        const [p, q] = [kids[a][1], kids[b][1]];
+        const x = Math.min(p.right, q.right) - Math.max(p.left, q.left), y = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+        if (x > 1 && y > 1) problems.push(`${where(kids[a][0])} and ${where(kids[b][0])} overlap by ${Math.round(x)} × ${Math.round(y)} px`);
+      }
+    }
+  }
   for (const [key, { text, count }] of seen) problems.push(`"${text}"${count > 1 ? ` and ${count - 1} more` : ''} in ${key}`);
   if (document.documentElement.scrollWidth > vw + 1) problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${vw}`);
   return problems;
@@ -99,8 +115,8 @@ async function check(frameOrPage, id, measure) {
   return frameOrPage.evaluate(measure, id);
 }
 
-async function phone(lang) {
-  const page = await chrome.browser.newPage({ viewport: { width: 390, height: 844 } });
+async function phone(lang, width = 390, height = 844) {
+  const page = await chrome.browser.newPage({ viewport: { width, height } });
   await page.goto(`${server.url}?lang=${lang}`);
   await page.waitForSelector('.lab-section[data-section="exercises"]', { timeout: 15000 });
   return page;
@@ -138,6 +154,25 @@ for (const lang of ['zh', 'en']) {
     }
     assert.deepEqual(problems, []);
   });
+
+  for (const [width, height, what] of [[320, 640, '320 px (reflow)'], [640, 450, '1280 px at 200 % zoom (a 640 px viewport)']]) {
+    test(`${what} (${lang}): nothing is clipped, overlaps or scrolls sideways, in every section`, async () => {
+      const page = await phone(lang, width, height);
+      const problems = [];
+      for (const id of SECTIONS) problems.push(...(await check(page, id, layoutProblems)).map((p) => `${id}: ${p}`));
+      // the page header and contents too
+      problems.push(...await page.evaluate(() => {
+        const out = [];
+        for (const el of document.querySelectorAll('header.site *, nav.toc *')) {
+          const r = el.getBoundingClientRect();
+          if (r.width && (r.right > document.documentElement.clientWidth + 1 || r.left < -1)) out.push(`header/contents: ${el.tagName} ${el.textContent.trim().slice(0, 20)} past the viewport`);
+        }
+        return out;
+      }));
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+  }
 
   test(`chart text is at least 11 px at 390 px and in a 700 px iframe (${lang})`, async () => {
     const problems = [];

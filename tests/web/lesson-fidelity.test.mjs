@@ -118,7 +118,9 @@ for (const lang of ['en', 'zh']) {
     const note = sec(page, '18.1').locator('.diff-note');
     assert.equal((await readout(page, '18.1', 'diff'))[0], '0');
     assert.match(await text(note), L.zeroChapter);
+    await fig(page, '18.1', 'norm').uncheck();   // the example is about averages: it switches normalizing back on
     await sec(page, '18.1').locator('.compare button').click();
+    assert.equal(await fig(page, '18.1', 'norm').isChecked(), true);
     const loop = await heatmapValues(fig(page, '18.1', 'loop')), y = await heatmapValues(fig(page, '18.1', 'y0'));
     assert.equal(ref.maxAbs(loop, y), 2 ** -52, 'exactly the chapter\'s 2.220446049250313e-16');
     assert.deepEqual(await readout(page, '18.1', 'diff'), ['2.22e−16', '2.22e−16']);
@@ -169,6 +171,7 @@ for (const lang of ['en', 'zh']) {
     assert.match(await text(card.locator('.predict-message')), L.wrong);
     await causal.check();   // asked once: the second switch acts at once
     assert.equal(await causal.isChecked(), true);
+    assert.equal(await card.isVisible(), false, 'the verdict on the first switch leaves with the next one');
     assert.equal((await heatmapValues(fig(page, '18.3', 'a')))[0][0], 1);
     // 18.4: √C instead of √hs with 4 heads flattens the head's weights
     await sec(page, '18.4').locator('button.show-scales').click();

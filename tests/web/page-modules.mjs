@@ -1,10 +1,12 @@
-// Importing the page's own modules in Node: Vite-only imports (`?worker&inline`, `?raw`) resolve to
-// an empty module, so a section's controller (its strings and state schema) can be read here.
+// Importing the page's own modules in Node: Vite-only imports (`?worker&inline`, `?raw`, `?inline`,
+// stylesheets, `virtual:` modules) resolve to an empty module, so a section's controller (its strings and state schema) can be read here.
 import { register } from 'node:module';
 
 register(`data:text/javascript,${encodeURIComponent(`
 export async function resolve(specifier, context, next) {
-  if (/[?](worker|raw)\\b/.test(specifier)) return { url: 'data:text/javascript,export default null', shortCircuit: true };
+  if (/^virtual:/.test(specifier)) return { url: 'data:text/javascript,export default []', shortCircuit: true };
+  if (/[?](raw|inline)\\b|[.]css$/.test(specifier)) return { url: 'data:text/javascript,export default ""', shortCircuit: true };
+  if (/[?]worker\\b/.test(specifier)) return { url: 'data:text/javascript,export default null', shortCircuit: true };
   return next(specifier, context);
 }`)}`);
 

@@ -267,7 +267,7 @@ test('a bad cell is marked and explained, and the last good result stays', async
     assert.equal(await cell.getAttribute('aria-invalid'), 'true', text);
     const err = fig(page, '18.1', 'x').locator('.cell-error');
     assert.match(await err.textContent(), message);
-    assert.match(await err.textContent(), /Row 3, column 2/);
+    assert.match(await err.textContent(), /Row 2, column 1/);
     nearAll(await y(), good, 0, `kept after ${JSON.stringify(text)}`);
   }
   assert.equal(await page.locator('.cell-error b').count(), 0, 'text is never rendered as HTML');

@@ -30,7 +30,7 @@ test('every matrix editor: a table of bad cells is marked, explained, and the la
       assert.equal(await cell.getAttribute('aria-invalid'), 'true', `${id} ${editor} ${JSON.stringify(text)}`);
       const msg = fig(page, id, editor).locator('.cell-error');
       assert.equal(await msg.isVisible(), true);
-      assert.match(await msg.textContent(), /Row 1, column 1/);
+      assert.match(await msg.textContent(), /Row 0, column 0/);
       const now = result ? await heatmapValues(fig(page, id, result)) : await fig(page, id, 'sharp').textContent();
       assert.deepEqual(now, kept, `${id}: result changed after ${JSON.stringify(text)}`);
     }

@@ -285,7 +285,7 @@ const std::map<std::string, Handler>& handlers() {
         {"multiHeadAttentionBackward", [](const Args& a, Result& r) {
              const MhaGrads g = multi_head_attention_backward(a.tensor(0), a.tensor(1), a.options(2));
              r.begin().key("dx").tensor(g.dx).key("dwq").tensor(g.dwq).key("dwk").tensor(g.dwk).key("dwv").tensor(g.dwv);
-             if (g.dmemory.size() > 0) r.key("dmemory").tensor(g.dmemory);
+             if (g.dmemory.dimension() > 0) r.key("dmemory").tensor(g.dmemory);
              r.end();
          }},
         {"attentionStats", [](const Args& a, Result& r) {

@@ -6,6 +6,7 @@
 // the canonical form, calls the core, and throws an Error when the core reports one. Shapes,
 // ranks, option names and values are checked in one place: the C++ core.
 import createAttnCore from './gen/attn_core.js';
+import { toPyTorch } from './pytorch.js';
 
 // What a JS value is, as error.params.gotType names it.
 function typeOf(v) {
@@ -314,6 +315,8 @@ function makeApi(m) {
     gptGradcheck: (seed = 0) => call('gptGradcheck', A.number('seed', seed)),
     /** {heapInUse, memoryBytes, wireBytes, emvalHandles}: for leak tests and the curious. */
     memoryStats: () => ({ ...call('memoryStats'), emvalHandles: m.count_emval_handles() }),
+    /** A PyTorch (float64) program reproducing one call: toPyTorch('softmax', [scores, opts]) (pytorch.js; JS only). */
+    toPyTorch,
   };
   return Object.freeze(api);
 }

@@ -10,7 +10,9 @@
 //   power   = atom [ "^" unary ]                         right to left: 2^3^2 = 2^9; 2^-1 = 0.5
 //   atom    = number | "π" | "pi" | "e" | "√" atom | name "(" expr ")" | name atom | "(" expr ")"
 //   number  = 12 | 0.25 | .5 | 1e-5 | 2.5E3
-//   name    = "sqrt" | "ln" | "log" | "exp"              log is the natural logarithm, as in the chapter
+//   name    = "sqrt" | "ln" | "log" | "exp" | "sin" | "cos" | "tan"
+//                                                        log is the natural logarithm, as in the chapter;
+//                                                        angles in radians (sin 1, as in 18.5's positions)
 // "√" takes the atom right after it: √2/2 = (√2)/2, √(1/2) = 0.7071. A function name without
 // parentheses also takes one atom: ln 2, sqrt 2. The value must be a finite real number.
 //
@@ -18,7 +20,7 @@
 // {error: 'empty' | 'syntax' | 'range'} (range: the expression has no finite real value).
 
 const MAX_LENGTH = 200;
-const FUNCTIONS = { sqrt: Math.sqrt, ln: Math.log, log: Math.log, exp: Math.exp };
+const FUNCTIONS = { sqrt: Math.sqrt, ln: Math.log, log: Math.log, exp: Math.exp, sin: Math.sin, cos: Math.cos, tan: Math.tan };
 const CONSTANTS = { π: Math.PI, pi: Math.PI, e: Math.E };
 const PLAIN = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -30,7 +32,7 @@ function tokenize(s) {
     let m;
     if ((m = /^\s+/.exec(rest))) { i += m[0].length; continue; }
     if ((m = /^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?/.exec(rest))) tokens.push({ kind: 'num', value: Number(m[0]) });
-    else if ((m = /^(sqrt|ln|log|exp)(?![a-z])/i.exec(rest))) tokens.push({ kind: 'fn', value: m[0].toLowerCase() });
+    else if ((m = /^(sqrt|ln|log|exp|sin|cos|tan)(?![a-z])/i.exec(rest))) tokens.push({ kind: 'fn', value: m[0].toLowerCase() });
     else if ((m = /^(pi|π|e)(?![a-z])/i.exec(rest))) tokens.push({ kind: 'const', value: CONSTANTS[m[0].toLowerCase()] });
     else if ((m = /^[-+*/^()√]/.exec(rest))) tokens.push({ kind: m[0] });
     else return null;

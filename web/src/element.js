@@ -29,7 +29,7 @@ import { mountLab, SECTIONS } from './mount.js';
 import { LANGS, makeT } from './i18n.js';
 import { h } from './widgets/dom.js';
 
-const strings = {
+export const strings = {
   zh: {
     noSection: '<attention-lab>：缺少 section 属性。可用的值：{ids}。',
     badSection: '<attention-lab>：section="{value}" 不是实验室的小节。可用的值：{ids}。',

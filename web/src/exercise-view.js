@@ -12,7 +12,7 @@ import { MAX_ANSWER, SOLVED } from './progress.js';
 
 export const strings = {
   zh: {
-    answerHelp: '可以填数字或简单算式：1/4、0.25、−1/3、√2/2 或 sqrt(2)/2、2^−3、e^2、ln 2、π/4。',
+    answerHelp: '可以填数字或简单算式：1/4、0.25、−1/3、√2/2 或 sqrt(2)/2、2^−3、e^2、ln 2、sin 1、π/4。',
     answerEmpty: '“{label}”还是空的：请填入答案。',
     answerSyntax: '“{label}”里的“{text}”读不懂：请填数字或算式，例如 1/4、0.25、√2/2。',
     answerRange: '“{label}”里的“{text}”不是一个有限的实数（例如除以 0、负数开方）。',
@@ -22,7 +22,7 @@ export const strings = {
     incorrectNoHint: '还不对。再想想。',
   },
   en: {
-    answerHelp: 'Numbers or short expressions: 1/4, 0.25, −1/3, √2/2 or sqrt(2)/2, 2^−3, e^2, ln 2, π/4.',
+    answerHelp: 'Numbers or short expressions: 1/4, 0.25, −1/3, √2/2 or sqrt(2)/2, 2^−3, e^2, ln 2, sin 1, π/4.',
     answerEmpty: '“{label}” is empty: enter your answer.',
     answerSyntax: '“{label}”: could not read “{text}”. Enter a number or an expression such as 1/4, 0.25 or √2/2.',
     answerRange: '“{label}”: “{text}” is not a finite real number (a division by 0, the root of a negative number, ...).',

@@ -33,7 +33,8 @@ export function check(def, core, answer, res) {
 }
 
 // 18.1: the chapter's X and the plain lower-triangular ones (running sums) or the averaging matrix
-const X181 = () => tensor([[2, 0], [0, 4], [4, 2]]);
+const X181_ROWS = [[2, 0], [0, 4], [4, 2]];   // 18.1's default X, the chapter's
+const X181 = () => tensor(X181_ROWS);
 const row2 = (y) => Array.from(y.data.slice(4, 6));
 // 18.2: scores all 0, T = 4, causal mask; the sums of each row
 const rowSums182 = (core, maskOrder) => core.sum(core.softmax(tensor(Array.from({ length: 4 }, () => [0, 0, 0, 0])), { mask: 'causal', maskOrder }), { dim: -1 }).data;
@@ -65,6 +66,8 @@ const V3 = [[1, 0], [0, 1], [3, -3]], V3_SHIFTED = [[2, -2], [1, -1], [4, -5]];
 export const exercises = [
   {
     id: 'ex-18.1-cumsum', section: '18.1', inputs: ['Y[2, 0]', 'Y[2, 1]'],
+    // the section's default X (the chapter's), shown with the exercise: the student may have edited the lab's
+    given: () => `X = ${X181_ROWS.map((r) => `(${r.join(', ')})`).join(', ')}`,
     expected: (core) => row2(core.matmul(core.averagingMatrix(3, { normalize: false }), X181())),
     misconceptions: [
       { id: 'average', value: (core) => row2(core.matmul(core.averagingMatrix(3, { normalize: true }), X181())) },

@@ -32,6 +32,7 @@ export const shared = {
     nan: 'NaN',
     cellValue: '{label}：第 {row} 行第 {col} 列 = {value}',
     cellAxes: '{label}：接收 t = {row}，来源 j = {col}：{value}',
+    axesPast: '行 t 接收 · 列 j 给出（来源）',
     axesSelf: '行 t 接收（查询）· 列 j 给出（键，来源）',
     axesCross: '行 t：输出侧的接收位置（查询，共 T_out 个）· 列 j：编码器侧的来源位置（键，共 T_in 个）',
     embedSource: '来自注意力实验室',
@@ -48,6 +49,10 @@ export const shared = {
     stepTitle: '逐步查看数据流', stepStart: '开始逐步查看', stepExit: '退出逐步查看', stepBack: '上一步', stepNext: '下一步',
     stepPlay: '自动播放', stepPause: '暂停', stepWhere: '第 {n} / {total} 步：{label}', stepFlow: '数据流的各个阶段（箭头上是传下去的张量形状）',
     stepReads: '本步读取', stepMakes: '本步得到',
+    pytorchShow: '以 PyTorch 代码查看', pytorchCode: 'PyTorch 程序', pytorchCopy: '复制代码',
+    pytorchHelp: '一段 PyTorch（float64）程序，复现本节此刻的状态：保存为 .py 用 python3 运行（PyTorch 1.13 及以上），它打印的数字就是页面上显示的数字。',
+    pytorchCopied: '已复制到剪贴板。', pytorchSelected: '程序已选中，按 Ctrl+C（Mac 上 ⌘C）复制。',
+    pytorchDownload: '下载 {name}', pytorchFailed: '写不出程序：{message}',
   },
   en: {
     title: 'Attention Lab',
@@ -77,6 +82,7 @@ export const shared = {
     nan: 'NaN',
     cellValue: '{label}: row {row}, column {col} = {value}',
     cellAxes: '{label}: receiver t = {row}, source j = {col}: {value}',
+    axesPast: 'row t receives · column j gives (the source)',
     axesSelf: 'row t receives (query) · column j gives (key, the source)',
     axesCross: 'row t: a receiving position on the output side (query, T_out of them) · column j: a source position on the encoder side (key, T_in of them)',
     embedSource: 'From Attention Lab',
@@ -93,6 +99,10 @@ export const shared = {
     stepTitle: 'Step through the data flow', stepStart: 'Start the step-through', stepExit: 'Leave the step-through', stepBack: 'Back', stepNext: 'Next',
     stepPlay: 'Play', stepPause: 'Pause', stepWhere: 'Step {n} of {total}: {label}', stepFlow: 'The stages of the data flow (on each arrow, the shape of the tensor passed on)',
     stepReads: 'this step reads', stepMakes: 'this step makes',
+    pytorchShow: 'Show as PyTorch', pytorchCode: 'PyTorch program', pytorchCopy: 'Copy the program',
+    pytorchHelp: 'A PyTorch (float64) program that reproduces this section as it is now: save it as a .py file and run it with python3 (PyTorch 1.13 or later); it prints the numbers the page shows.',
+    pytorchCopied: 'Copied to the clipboard.', pytorchSelected: 'The program is selected: press Ctrl+C (⌘C on a Mac) to copy it.',
+    pytorchDownload: 'Download {name}', pytorchFailed: 'Could not write the program: {message}',
   },
 };
 

@@ -43,8 +43,10 @@ function header() {
   switchUrl.search = p.toString();
   return h('header.site', {},
     h('div.brand', {}, h('h1', {}, t('title')), h('p.subtitle', {}, t('subtitle'))),
-    h('a.lang-switch', { href: switchUrl.href, hreflang: other, 'aria-label': t('langLabel'), 'data-lang': other,
-      onclick: (e) => { e.preventDefault(); params.set('lang', other); writeUrl(); location.reload(); } }, t('lang')));
+    // its name is its visible text (the other language's name, in that language) and then what it does
+    h('a.lang-switch', { href: switchUrl.href, hreflang: other, 'data-lang': other,
+      onclick: (e) => { e.preventDefault(); params.set('lang', other); writeUrl(); location.reload(); } },
+    h('span', { lang: other === 'zh' ? 'zh-CN' : 'en' }, t('lang')), h('span.visually-hidden', {}, ` (${t('langLabel')})`)));
 }
 
 function toc() {
@@ -63,6 +65,8 @@ async function main() {
     sections: embedded ? [embedded.id] : SECTIONS.map((s) => s.id),
     exerciseOptions: course.exerciseOptions,
   });
+  // an embedded section's document has its title heading too (inside main: all content in landmarks)
+  if (embedded) root.prepend(h('h1.visually-hidden', {}, t('title')));
   if (!lab.sections.length) return;
   course.attach(root, Object.fromEntries(lab.sections.map((s) => [s.id, s.el])));
   for (const text of course.notices) root.prepend(h('p.notice', { role: 'status' }, text));

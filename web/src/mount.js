@@ -37,7 +37,7 @@ import trainText from '../../lessons/data/train.txt?raw';
 
 export { SECTIONS };
 
-const strings = {
+export const strings = {
   zh: {
     attrNotice: '元素属性中的部分值无效，已改用默认值：{names}',
     sectionFailed: '第 {id} 节无法显示：{message}',

@@ -7,7 +7,7 @@ import { makeT } from './i18n.js';
 import { SOLVED, WRONG } from './progress.js';
 import { anchorId } from './section.js';
 
-const strings = {
+export const strings = {
   zh: {
     progress: '学习进度',
     summary: '练习做对 {solved}/{total} · 已看过 {visited}/{sections} 节',

@@ -12,11 +12,13 @@
 //                          (params.arg or params.other, e.g. 'opts.wk') or by its code: {'opts.wk': 'wk',
 //                          overflow: ['x', 'wq']}; of several, the one the student changed last
 //   destroy()              optional: release what the view holds (a worker) when the section is removed
+//   pytorch(state, result) optional: the PyTorch program of what is on screen (pytorch-programs.js), for
+//                          the "Show as PyTorch" panel (widgets/pytorch-panel.js); called only while it is open
 // Every change goes the same way: update state (kept inside its limits), serialize it to the URL,
 // sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
 // core's error, in the page's language (messages.js), appears beside the widget that owns it, or
 // in the section's status line when no visible widget does.
-import { h } from './widgets/dom.js';
+import { h, keyboardScrollable } from './widgets/dom.js';
 import { makeT } from './i18n.js';
 import { errorMessage } from './messages.js';
 import { defaults, fitState } from './state.js';
@@ -24,6 +26,7 @@ import { schemaWidgets } from './schema-widgets.js';
 import { mountExercise } from './exercise-view.js';
 import { stateToJson, stateFromJson, MAX_BYTES } from './state-file.js';
 import { download } from './widgets/export-menu.js';
+import { pytorchPanel } from './widgets/pytorch-panel.js';
 
 export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, exerciseOptions }) {
   const { controller } = spec;
@@ -35,6 +38,7 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('h2', { id: headingId }, lesson.title),
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
+  for (const wide of el.querySelectorAll('.lesson .katex-display, .lesson pre')) keyboardScrollable(wide);   // they scroll on a phone
   const view = controller ? mountLab(el, controller, schema, { spec, t, lang, core, coreModule, resources, initial, onState }) : null;
   const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
   // the exercises section's own title already says "Exercises": no second heading there
@@ -70,6 +74,7 @@ function mountLab(el, controller, schema, { spec, t, lang, core, coreModule, res
     return widget;
   }));
   const view = controller.build(ctx);
+  const panel = view.pytorch ? pytorchPanel({ t }) : null;
 
   /** The visible widget that owns a core error, or undefined. */
   function ownerOf(e) {
@@ -98,10 +103,13 @@ function mountLab(el, controller, schema, { spec, t, lang, core, coreModule, res
     status.classList.remove('error');
     el.classList.remove('has-error');
     view.paint(result, state);
+    const painted = state;
+    panel?.update(() => view.pytorch(painted, result));
   }
 
   lab.append(h('div.section-tools', {}, stateFileTools(el, spec, schema, t, () => state, (next) => ctx.set(next)),
     h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(schema)) }, t('reset'))));
+  if (panel) lab.append(panel.el);
   run();
   return view;
 }

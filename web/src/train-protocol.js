@@ -3,6 +3,9 @@
 // `dispatch()`, which check every message against this table, so a renamed or forgotten field is
 // an error at the first message, not a blank chart.
 
+/** The worker evaluates the model (training and validation loss) every EVAL_EVERY steps; the page says so. */
+export const EVAL_EVERY = 50;
+
 /** Page -> worker. */
 export const REQUESTS = {
   init: ['module', 'bytes'],                              // the compiled core (same origin) or its bytes (file://); one is null
@@ -12,6 +15,7 @@ export const REQUESTS = {
   sample: ['prompt', 'length', 'temperature', 'seed'],
   attention: ['text'],
   future: ['text', 't', 'seed'],
+  parameters: [],                                         // for "Show as PyTorch": the model's parameters
 };
 
 /** Worker -> page. */
@@ -27,6 +31,7 @@ export const REPLIES = {
   sample: ['text', 'step'],
   attention: ['text', 'maps', 'step'],
   future: ['text', 't', 'result', 'step'],
+  parameters: ['params', 'step'],                         // Float64Array in the core's flat layout (transferred)
   // a failed request; code and params are the core's (messages.js renders them), null for other errors
   error: ['request', 'message', 'code', 'params'],
 };

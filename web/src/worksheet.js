@@ -10,7 +10,7 @@ import { check } from './exercises.js';
 import { fmt } from './format.js';
 import { anchorId } from './section.js';
 
-const strings = {
+export const strings = {
   zh: {
     worksheet: '练习单', name: '姓名', date: '日期', print: '打印',
     how: '答案可以写数字或简单算式（1/4、√2/2、e^2）。写出计算过程。',

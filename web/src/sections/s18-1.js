@@ -4,6 +4,7 @@ import { readout, button } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr, shapeText } from '../format.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -57,13 +58,14 @@ export default {
     const x1 = ctx.editor('x2', { names: ['T', 'C'] });
     const norm = ctx.toggle('norm');
     const batch = ctx.toggle('batch');
-    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true, axes: 'self' });
+    const A = heatmap({ t, name: 'A', label: t('A'), names: ['T', 'T'], weights: true, axes: 'past' });
     const y0 = heatmap({ t, name: 'y0', label: t('y0'), names: ['T', 'C'] });
     const y1 = heatmap({ t, name: 'y1', label: t('y1'), names: ['T', 'C'] });
     const loop = heatmap({ t, name: 'loop', label: t('loop'), names: ['T', 'C'] });
     const out = readout({ name: 'diff' });
     const diffNote = h('p.note.diff-note');
-    const example = button({ label: t('nonInteger'), onClick: () => ctx.set({ x: NON_INTEGER_X }) });
+    // the chapter's figure is about averaging: the example switches normalizing on too
+    const example = button({ label: t('nonInteger'), onClick: () => ctx.set({ x: NON_INTEGER_X, norm: true }) });
     const xBadge = h('p.shape-line'), yBadge = h('p.shape-line');
     // each operator is grouped with its operand, so a narrow screen never leaves "×" or "=" alone on a line
     const op = (sign, ...operand) => h('div.term', {}, h('span.op', { 'aria-hidden': 'true' }, sign), h('div.stack', {}, ...operand));
@@ -88,18 +90,19 @@ export default {
       },
       paint(r, s) {
         const sums = values(r.rowSums);
-        A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarksLabel: t('rowSum') });
+        A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarkValues: sums, rowMarksLabel: t('rowSum') });
         y0.set(matrixAt(r.Y, 0));
         if (s.batch) y1.set(matrixAt(r.Y, 1));
         loop.set(matrixAt(r.loop, 0), { label: t(s.norm ? 'loop' : 'loopSum') });
         xBadge.textContent = `${t('xShape')} ${shapeText(['B', 'T', 'C'], r.X.shape)}`;
         yBadge.textContent = `${t('yShape')} ${shapeText(['B', 'T', 'C'], r.Y.shape)}`;
         // the chapter's figure is for the average (normalized rows)
-        out.set([[t('maxDiff'), fmtErr(r.diff), 'diff'], ...(s.norm ? [[t('chapter'), fmtErr(2.22e-16), 'chapter']] : [])]);
+        out.set([[t('maxDiff'), fmtErr(r.diff), 'diff', r.diff], ...(s.norm ? [[t('chapter'), fmtErr(2.22e-16), 'chapter']] : [])]);
         const chapterX = JSON.stringify(s.x) === JSON.stringify(CHAPTER_X);
         diffNote.textContent = t(r.diff !== 0 ? (s.norm ? 'diffRounding' : 'sumRounding') : chapterX && s.norm ? 'diffZeroChapter' : 'diffZero');
         example.hidden = JSON.stringify(s.x) === JSON.stringify(NON_INTEGER_X);
       },
+      pytorch: (s, r) => PROGRAMS['18.1'](s, { X: r.X }, ctx.lang),
     };
   },
 };

@@ -7,6 +7,7 @@ import { dimSelector } from '../widgets/dim-selector.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -75,13 +76,13 @@ export default {
   errors: { x: 's', overflow: 's' },
   build(ctx) {
     const { t } = ctx;
-    const scores = ctx.editor('s', { names: ['T', 'T'], axes: 'self' });
+    const scores = ctx.editor('s', { names: ['T', 'T'], axes: 'past' });
     const mask = ctx.editor('mask');
     const presets = h('div.controls', {},
       button({ label: t('causal'), onClick: () => ctx.set({ mask: causal(ctx.state.s.length, ctx.state.s[0].length) }) }),
       button({ label: t('none'), onClick: () => ctx.set({ mask: ctx.state.s.map((r) => r.map(() => 1)) }) }));
-    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true, axes: 'self' });
-    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true, axes: 'self' });
+    const before = heatmap({ t, name: 'before', label: t('before'), names: ['T', 'T'], weights: true, axes: 'past' });
+    const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true, axes: 'past' });
     // the other order is shown once the student has predicted what it does (or skipped)
     let revealed = false;
     const predictAfter = prediction({ lang: ctx.lang, name: 'predict-after', question: t('predictAfter'),
@@ -94,7 +95,7 @@ export default {
     const dims = dimSelector({ label: t('dimTitle'), onChange: (v) => ctx.set({ dim: v }) });
     const explain = h('p.note.dim-explain', { role: 'status' });
     const slices = h('div.slices');
-    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true, axes: 'self' }));
+    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true, axes: 'past' }));
     slices.append(...sliceMaps.map((m) => m.el));
     const sums = heatmap({ t, name: 'sums', label: '', names: null, digits: 6 });
     const sumsLast = heatmap({ t, name: 'sums-last', label: t('sumsLast'), names: null, digits: 6 });
@@ -121,13 +122,13 @@ export default {
         const ones = (tt) => ({ shape: tt.shape, data: new Float64Array(tt.data.length).fill(1) });
         const afterSums = core.sum(after, { dim: -1 }), lastSums = core.sum(w, { dim: -1 });
         return { before, after, beforeSums: core.sum(before, { dim: -1 }), afterSums, afterOff: core.maxAbsDiff(afterSums, ones(afterSums)),
-          w, wSums: core.sum(w, { dim: s.dim }), lastSums, lastOff: core.maxAbsDiff(lastSums, ones(lastSums)) };
+          demo, w, wSums: core.sum(w, { dim: s.dim }), lastSums, lastOff: core.maxAbsDiff(lastSums, ones(lastSums)) };
       },
       paint(r, s) {
         const marks = (sumT) => Object.fromEntries(values(sumT).map((v, i) => [i, fmt(v, 3)]));
-        before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarksLabel: t('rowSum') });
+        before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarkValues: values(r.beforeSums), rowMarksLabel: t('rowSum') });
         const masked = s.mask.some((row) => row.includes(0));
-        after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarksLabel: t('rowSum'), note: t(masked ? 'afterNote' : 'afterNoteNone') });
+        after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarkValues: values(r.afterSums), rowMarksLabel: t('rowSum'), note: t(masked ? 'afterNote' : 'afterNoteNone') });
         after.el.hidden = !revealed;
         showAfter.hidden = revealed || predictAfter.open;
         if (predictAfter.waiting) predictAfter.settle(r.afterOff > 1e-12 ? 'less' : 'one');
@@ -147,8 +148,9 @@ export default {
         const last = d === r.w.shape.length - 1;
         sums.el.hidden = last;
         sums.set(rowsOf(r.wSums), { shape: r.wSums.shape, names: null, label: t('sumsAlong', { dim: s.dim }) });
-        lastOff.set([[t('lastOff'), fmtErr(r.lastOff), last ? 'good' : 'bad']]);
+        lastOff.set([[t('lastOff'), fmtErr(r.lastOff), last ? 'good' : 'bad', r.lastOff]]);
       },
+      pytorch: (s, r) => PROGRAMS['18.2'](s, { demo: r.demo }, ctx.lang),
     };
   },
 };

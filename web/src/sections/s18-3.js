@@ -8,6 +8,7 @@ import { shapeText } from '../format.js';
 import { h } from '../widgets/dom.js';
 import { prediction } from '../widgets/predict.js';
 import { tensor, toNested, matrixAt } from '../tensors.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -123,6 +124,11 @@ export default {
         steps.shapes({ x: sh(['B', 'T', 'C'], r.x.shape), qkv: sh(['B', 'T', 'd'], r.q.shape), qk: sh(['B', 'T', 'T'], tt),
           scaled: sh(['B', 'T', 'T'], tt), mask: sh(['T', 'T'], r.mask.shape), a: sh(['B', 'T', 'T'], [r.weights.shape[0], r.weights.shape[2], r.weights.shape[3]]),
           y: sh(['B', 'T', 'd'], r.out.shape) });
+      },
+      pytorch(s) {
+        // the weights as the editors show them: in nn.Linear's layout the core transposes them
+        const shown = (key) => (s.layout === 'linear' ? core.mathWeightToLinear(tensor(s[key])) : tensor(s[key]));
+        return PROGRAMS['18.3'](s, { weights: { wq: shown('wq'), wk: shown('wk'), wv: shown('wv') } }, ctx.lang);
       },
     };
   },

@@ -8,6 +8,7 @@ import { h } from '../widgets/dom.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt } from '../format.js';
 import { memo } from '../memo.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -36,6 +37,7 @@ const strings = {
 
 const SCALES = ['head', 'model', 'none'];
 const DIMS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+const SAMPLES = 2000;   // per d, in the variance Monte Carlo
 // Weight init std 1/sqrt(C) (an input, like the seed), so q and k components have variance about 1.
 const WSTD = { 4: 0.5, 8: 0.35355339059327373, 16: 0.25, 32: 0.1767766952966369 };
 
@@ -69,10 +71,10 @@ export default {
       options: ['sharper', 'flatter', 'same'].map((v) => ({ value: v, label: t(v) })) });
     const showScales = button({ label: t('showScales'), className: 'show-scales',
       onClick: () => { showScales.hidden = true; predictScale.ask(() => { revealed = true; ctx.refresh(); }); } });
-    const chart = lineChart({ t, label: t('chart') });
+    const chart = lineChart({ t, name: 'variance', label: t('chart') });
     const logits = ctx.editor('logits');
     const factor = ctx.slider('factor', { step: 0.5, format: (v) => `× ${v}` });
-    const bars = barChart({ t, label: t('sharp') });
+    const bars = barChart({ t, name: 'bars', label: t('sharp') });
     const sharp = readout({ name: 'sharp' });
     ctx.lab.append(
       h('div.controls', {}, T.el, C.el, heads.el, head.el, causal.el, seed.el), hsLine,
@@ -84,12 +86,12 @@ export default {
       const x = core.randn([1, s.T, s.C], s.seed);
       const std = WSTD[s.C];
       const w = { wq: core.randn([s.C, s.C], s.seed + 1, std), wk: core.randn([s.C, s.C], s.seed + 2, std), wv: core.randn([s.C, s.C], s.seed + 3, std) };
-      return SCALES.map((scale) => {
+      return { inputs: { x, ...w }, runs: SCALES.map((scale) => {
         const r = core.multiHeadAttention(x, { ...w, heads: s.heads, causal: s.causal, scale });
         return { weights: r.weights, stats: core.attentionStats(r.weights) };
-      });
+      }) };
     });
-    const variance = memo((seed, core) => core.dotProductVariance(DIMS, { samples: 2000, seed }));
+    const variance = memo((seed, core) => core.dotProductVariance(DIMS, { samples: SAMPLES, seed }));
     const painted = {};
     const sharpening = memo((s, core) => {
       const L = tensor(s.logits);
@@ -97,12 +99,12 @@ export default {
     });
     return {
       compute(s, core) {
-        const runs = attentionRuns([s.T, s.C, s.heads, s.causal, s.seed], s, core);
+        const { runs, inputs } = attentionRuns([s.T, s.C, s.heads, s.causal, s.seed], s, core);
         // what dividing by √C did to the shown head, from the core: the same weights (one head), or
         // a larger total entropy over its rows (flatter) or a smaller one (sharper)
         const entropy = runs.map((run) => core.sum(run.stats.entropy, { dim: -1 }).data[s.head]);   // (B, H) -> this head
         const scaleEffect = core.maxAbsDiff(runs[0].weights, runs[1].weights) === 0 ? 'same' : entropy[1] > entropy[0] ? 'flatter' : 'sharper';
-        return { runs, scaleEffect, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
+        return { runs, inputs, scaleEffect, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
       },
       paint(r, s) {
         hsLine.textContent = t('hs', { C: s.C, heads: s.heads });
@@ -114,6 +116,7 @@ export default {
           maps[i].set(matrixAt(run.weights, 0, s.head), {
             shape: [1, s.heads, s.T, s.T],
             rowMarks: Object.fromEntries(ent.map((e, j) => [j, `${fmt(e, 2)} / ${fmt(mx[j], 2)}`])), rowMarksLabel: t('stats'),
+            rowMarkValues: ent.map((e, j) => [e, mx[j]]),
           });
         });
         maps[1].el.hidden = maps[2].el.hidden = !revealed;
@@ -126,10 +129,20 @@ export default {
         bars.set({ labels: s.logits.map((_, i) => String(i)), yLabel: 'p', tableLabel: t('table'),
           series: [{ name: t('times1'), values: values(r.one.weights) }, { name: t('timesK', { k: s.factor }), values: values(r.k.weights) }] });
         sharp.set([
-          [`${t('maxW')} ${t('times1')} → ${t('timesK', { k: s.factor })}`, `${fmt(r.one.maxWeight, 4)} → ${fmt(r.k.maxWeight, 4)}`],
-          [`${t('entropy')}`, `${fmt(r.one.entropy, 4)} → ${fmt(r.k.entropy, 4)}`],
-          [t('jac'), `${fmt(r.one.jacobianNorm, 4)} → ${fmt(r.k.jacobianNorm, 4)}`, 'jacobian'],
+          [`${t('maxW')} ${t('times1')} → ${t('timesK', { k: s.factor })}`, `${fmt(r.one.maxWeight, 4)} → ${fmt(r.k.maxWeight, 4)}`, null, [r.one.maxWeight, r.k.maxWeight]],
+          [`${t('entropy')}`, `${fmt(r.one.entropy, 4)} → ${fmt(r.k.entropy, 4)}`, null, [r.one.entropy, r.k.entropy]],
+          [t('jac'), `${fmt(r.one.jacobianNorm, 4)} → ${fmt(r.k.jacobianNorm, 4)}`, 'jacobian', [r.one.jacobianNorm, r.k.jacobianNorm]],
         ]);
+      },
+      pytorch(s, r) {
+        const file = `attention-lab-18.4-draws-seed${s.seed}.f64`;
+        return { code: PROGRAMS['18.4'](s, { inputs: r.inputs, samples: SAMPLES, dims: DIMS, file }, ctx.lang),
+          // the variance Monte Carlo's draws: the core's normal stream for the seed, in the order
+          // dotProductVariance reads it (2 · SAMPLES · ΣDIMS numbers), asked of the core on download
+          files: [{ name: file, bytes: () => {
+            const d = ctx.core.randn([2 * SAMPLES * DIMS.reduce((a, b) => a + b, 0)], s.seed).data;
+            return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+          } }] };
       },
     };
   },

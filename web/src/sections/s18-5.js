@@ -8,13 +8,14 @@ import { button, readout } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt } from '../tensors.js';
 import { fmtErr } from '../format.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
     x: '输入 X（每行一个位置）', pos: '位置信息', none: '无', learned: '学习式（T_max 行的表）', sinusoidal: '正弦',
     tmax: 'T_max', shuffle: '重新打乱', perm: '排列 P：第 t 行取原来的第 perm[t] 行，perm = [{perm}]',
     px: 'P X + 位置', attnPx: 'attn(P X + 位置)', pAttn: 'P · attn(X + 位置)', table: '位置表', posSeed: '位置表的随机种子',
-    attnX: 'attn(X + 位置)（不打乱）', compared: '下面的差异比较的是右边两个：先算再重排 P · attn(X + 位置)，和先重排再算 attn(P X + 位置)。',
+    attnX: 'attn(X + 位置)（不打乱）', compared: '下面的差异比较的是右边两个：先算再重排 P · attn(X + 位置)，和先重排再算 attn(P X + 位置)。选“位置信息：无”时，“位置”一项就是 0。',
     oneRow: '只有一个位置，没有可以打乱的东西。',
     diff: 'max |attn(PX) − P attn(X)|', equi: '只差浮点舍入：输出跟着输入一起重排（置换等变）。',
     broken: '差异明显：位置或遮罩让模型知道了顺序，重排不再只是把输出重排。',
@@ -23,7 +24,7 @@ const strings = {
     x: 'Input X (one row per position)', pos: 'Positions', none: 'none', learned: 'learned (a table of T_max rows)', sinusoidal: 'sinusoidal',
     tmax: 'T_max', shuffle: 'Shuffle again', perm: 'Permutation P: row t takes row perm[t], perm = [{perm}]',
     px: 'P X + positions', attnPx: 'attn(P X + positions)', pAttn: 'P · attn(X + positions)', table: 'Position table', posSeed: 'Seed of the position table',
-    attnX: 'attn(X + positions), not shuffled', compared: 'The difference below compares the two on the right: compute, then shuffle, P · attn(X + positions), against shuffle, then compute, attn(P X + positions).',
+    attnX: 'attn(X + positions), not shuffled', compared: 'The difference below compares the two on the right: compute, then shuffle, P · attn(X + positions), against shuffle, then compute, attn(P X + positions). With no positions chosen, the positions term is 0.',
     oneRow: 'With one position there is nothing to shuffle.',
     diff: 'max |attn(PX) − P attn(X)|', equi: 'Only rounding: the outputs move with the inputs (permutation equivariance).',
     broken: 'A real difference: positions or the mask tell the model the order, so shuffling does more than move the outputs.',
@@ -67,7 +68,7 @@ export default {
         const opts = { ...w, causal: s.causal, positions: s.pos, tMax: s.tmax, seed: s.seed, positionSeed: s.posSeed };
         const pc = core.permutationCheck(tensor([s.x]), opts);
         const table = s.pos === 'none' ? null : core.positions(s.pos, T, C, { tMax: s.tmax, seed: s.posSeed });
-        return { pc, table };
+        return { pc, table, w };
       },
       paint(r) {
         perm.textContent = t('perm', { perm: r.pc.perm.join(', ') });
@@ -81,8 +82,9 @@ export default {
         if (r.table) table.set(matrixAt(r.table));
         const equivariant = r.pc.maxDiff < 1e-12;
         const verdict = r.pc.perm.length < 2 ? ['', t('oneRow')] : ['', t(equivariant ? 'equi' : 'broken'), equivariant ? 'good' : 'bad'];
-        out.set([[t('diff'), fmtErr(r.pc.maxDiff), 'diff'], verdict]);
+        out.set([[t('diff'), fmtErr(r.pc.maxDiff), 'diff', r.pc.maxDiff], verdict]);
       },
+      pytorch: (s, r) => PROGRAMS['18.5'](s, { w: r.w, perm: r.pc.perm, table: r.table }, ctx.lang),
     };
   },
 };

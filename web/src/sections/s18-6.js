@@ -6,6 +6,7 @@ import { h } from '../widgets/dom.js';
 import { prediction } from '../widgets/predict.js';
 import { matrixAt } from '../tensors.js';
 import { shapeText } from '../format.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -65,7 +66,7 @@ export default {
         const w = { wq: core.randn([C, C], s.seed + 1, 0.5), wk: core.randn([C, C], s.seed + 2, 0.5), wv: core.randn([C, C], s.seed + 3, 0.5) };
         const r = core.multiHeadAttention(x, { ...w, heads: s.heads, causal: s.mode === 'causal', memory });
         const Tk = r.weights.shape[3];
-        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }) };
+        return { r, mask: core.maskMatrix(s.tout, Tk, { causal: s.mode === 'causal' }), inputs: { x, memory, ...w } };
       },
       paint({ r, mask: m }, s) {
         const { axes, T } = axesOf(s);
@@ -74,6 +75,7 @@ export default {
         if (predictMode.waiting) predictMode.settle(matrixAt(r.weights, 0, 0)[0].slice(1).some((v) => v > 0) ? 'sees' : 'blind');
         shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
       },
+      pytorch: (s, r) => PROGRAMS['18.6'](s, r.inputs, ctx.lang),
     };
   },
 };

@@ -6,12 +6,13 @@ import { h } from '../widgets/dom.js';
 import { prediction } from '../widgets/predict.js';
 import { matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
     t: '比较到位置 t（改动 t 之后的输入）', p: 'dropout 概率 p', training: '训练模式（关 = 评估）',
     ref: '与朴素参考实现比较', refErr: '输出最大误差', gc: 'gradcheck（中心差分，eps 1e-6，atol 1e-5，rtol 1e-3）',
-    pass: '通过', fail: '未通过', maxErr: '{name} 最大误差',
+    pass: '通过', fail: '未通过', maxErr: '对 {name} 的梯度：最大误差',
     probe: '改动未来后的输出变化 |Δout|（前 t+1 行是前缀）', prefix: '前缀 (≤ t) 最大变化', future: '未来 (> t) 最大变化',
     exact: '严格为 0：遮罩让前缀完全看不到未来。', leak: '前缀变了：没有遮罩，未来的信息漏进了过去的输出。',
     dropTrainLabel: 'dropout 后的权重（训练模式，一次采样）', dropEvalLabel: 'dropout 后的权重（评估模式：原样不变）',
@@ -27,7 +28,7 @@ const strings = {
   en: {
     t: 'Compare up to position t (the input after t changes)', p: 'Dropout p', training: 'Training (off = evaluation)',
     ref: 'Against a plain reference implementation', refErr: 'max output error', gc: 'gradcheck (central differences, eps 1e-6, atol 1e-5, rtol 1e-3)',
-    pass: 'passed', fail: 'failed', maxErr: '{name} max error',
+    pass: 'passed', fail: 'failed', maxErr: 'gradient for {name}: max error',
     probe: 'Output change |Δout| after changing the future (the first t+1 rows are the prefix)', prefix: 'max change in the prefix (≤ t)', future: 'max change in the future (> t)',
     exact: 'Exactly 0: the mask hides the future from the prefix completely.', leak: 'The prefix moved: without the mask, the future leaks into earlier outputs.',
     dropTrainLabel: 'Weights after dropout (training, one sample)', dropEvalLabel: 'Weights after dropout (evaluation: unchanged)',
@@ -41,6 +42,8 @@ const strings = {
     chapterNote: 'The chapter\'s numbers come from its own script and data: its reference is PyTorch\'s SDPA, and 5.480078 comes from its random tensors. This page measures on its own random Q, K, V and weights (seed {seed}) against the lab\'s plain reference implementation, so the values differ. What carries over is the kind of result: rounding-level against the reference (0 or about 2.22e−16), exactly 0 with the mask, clearly not 0 without it.',
   },
 };
+
+const SAMPLES = 2000;   // dropout samples behind the mean row sums
 
 export default {
   strings,
@@ -73,7 +76,7 @@ export default {
     const chapterNote = h('p.note.chapter-note');
     const dropNote = h('p.note');
     ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el), predictCausal.el,
-      h('div.row', {}, h('div.stack', {}, h('h4', {}, t('ref')), ref.el), h('div.stack', {}, h('h4', {}, t('gc')), gc.el)),
+      h('div.row', {}, h('div.stack', {}, h('h3', {}, t('ref')), ref.el), h('div.stack', {}, h('h3', {}, t('gc')), gc.el)),
       probe.el, probeOut.el, chapter, chapterNote,
       h('div.controls', {}, p.el, training.el), drop.el, dropNote);
     return {
@@ -84,35 +87,48 @@ export default {
         const plain = core.sdpaReference(q, k, v, { causal: s.causal });
         const w = { wq: core.randn([C, C], s.seed + 1, 0.5), wk: core.randn([C, C], s.seed + 2, 0.5), wv: core.randn([C, C], s.seed + 3, 0.5), heads: 2 };
         // the probe with and without the mask: the toggle picks the one drawn; both go beside the chapter's figures
-        const probeWith = (causal) => core.futureProbe(core.randn([1, s.T, C], s.seed), { ...w, causal, t: s.t, seed: s.seed });
+        const x = core.randn([1, s.T, C], s.seed);
+        const probeWith = (causal) => core.futureProbe(x, { ...w, causal, t: s.t, seed: s.seed });
         const masked = probeWith(true), unmasked = probeWith(false);
         const dropped = core.dropout(fast.weights, { p: s.p, training: s.training, seed: s.seed });
         return {
           refErr: core.maxAbsDiff(fast.out, plain.out),
           gc: core.gradcheck('sdpa', { q, k, v, causal: s.causal, seed: s.seed }),
           probe: s.causal ? masked : unmasked, masked, unmasked, dropped, dropSums: core.sum(dropped, { dim: -1 }),
-          mean: core.dropoutStats(fast.weights, { p: s.p, samples: 2000, seed: s.seed, training: s.training }).meanRowSums,
+          mean: core.dropoutStats(fast.weights, { p: s.p, samples: SAMPLES, seed: s.seed, training: s.training }).meanRowSums,
+          inputs: { q, k, v, x, ...w }, out: fast.out, weights: fast.weights,
         };
       },
       paint(r, s) {
-        ref.set([[t('refErr'), fmtErr(r.refErr), 'diff']]);
+        ref.set([[t('refErr'), fmtErr(r.refErr), 'diff', r.refErr]]);
         gc.set([['', r.gc.passed ? t('pass') : t('fail'), r.gc.passed ? 'good' : 'bad'],
-          ...Object.entries(r.gc.inputs).map(([name, i]) => [t('maxErr', { name }), fmtErr(i.maxAbsError)])]);
+          ...Object.entries(r.gc.inputs).map(([name, i]) => [t('maxErr', { name: name.toUpperCase() }), fmtErr(i.maxAbsError), null, i.maxAbsError])]);   // q -> Q, as the lesson writes it
         const prefixRows = new Set(Array.from({ length: s.t + 1 }, (_, i) => i));
         probe.set(matrixAt(r.probe.change, 0), { shape: r.probe.change.shape, highlightRows: prefixRows });
         const exact = r.probe.maxPrefixChange === 0;
-        probeOut.set([[t('prefix'), fmtErr(r.probe.maxPrefixChange), 'prefix'], [t('future'), fmtErr(r.probe.maxFutureChange)],
+        probeOut.set([[t('prefix'), fmtErr(r.probe.maxPrefixChange), 'prefix', r.probe.maxPrefixChange], [t('future'), fmtErr(r.probe.maxFutureChange), null, r.probe.maxFutureChange],
           ['', t(exact ? 'exact' : 'leak'), exact ? 'good' : 'bad']]);
         if (predictCausal.waiting) predictCausal.settle(exact ? 'unchanged' : 'moves');
         // the chapter's figures (its section 18.7): 2.22e-16 against PyTorch's SDPA, 0 with the mask, 5.480078 without
-        chapterRows.replaceChildren(...[['refRow', fmtErr(r.refErr), fmtErr(2.22e-16)], ['maskedRow', fmtErr(r.masked.maxPrefixChange), '0'],
-          ['unmaskedRow', fmtErr(r.unmasked.maxPrefixChange), '5.480078']].map(([k, ours, theirs]) =>
-          h('tr', { 'data-row': k }, h('th', { scope: 'row' }, t(k)), h('td.ours', {}, ours), h('td.theirs', {}, theirs))));
+        chapterRows.replaceChildren(...[['refRow', r.refErr, fmtErr(2.22e-16)], ['maskedRow', r.masked.maxPrefixChange, '0'],
+          ['unmaskedRow', r.unmasked.maxPrefixChange, '5.480078']].map(([k, ours, theirs]) =>
+          h('tr', { 'data-row': k }, h('th', { scope: 'row' }, t(k)), h('td.ours', { 'data-value': String(ours) }, fmtErr(ours)), h('td.theirs', {}, theirs))));
         chapterNote.textContent = t('chapterNote', { seed: s.seed });
         const sums = values(r.dropSums), means = values(r.mean);
         drop.set(matrixAt(r.dropped, 0), { shape: r.dropped.shape, signed: false, label: t(s.training ? 'dropTrainLabel' : 'dropEvalLabel'),
-          rowMarks: Object.fromEntries(sums.map((v, i) => [i, `${fmt(v, 3)} · ${fmt(means[i], 3)}`])), rowMarksLabel: t(s.training ? 'sumsTrain' : 'sumsEval') });
+          rowMarks: Object.fromEntries(sums.map((v, i) => [i, `${fmt(v, 3)} · ${fmt(means[i], 3)}`])), rowMarksLabel: t(s.training ? 'sumsTrain' : 'sumsEval'),
+          rowMarkValues: sums.map((v, i) => [v, means[i]]) });
         dropNote.textContent = t(!s.training ? 'dropEval' : s.p === 0 ? 'dropZero' : 'dropTrain');
+      },
+      pytorch(s, r) {
+        // the numbers the core drew inside its checks, asked of the core with the same seeds: the
+        // probe's new future is randn((B, T - t - 1, C), seed); gradcheck's G is randn(out's shape,
+        // seed); the dropout mask is dropout() of ones, 0 or 1/(1-p) as torch's dropout scales it
+        const { core } = ctx, { x } = r.inputs;
+        const noise = s.training && s.p > 0
+          ? core.dropout({ shape: r.weights.shape, data: new Float64Array(r.weights.data.length).fill(1) }, { p: s.p, training: true, seed: s.seed }) : null;
+        return PROGRAMS['18.7'](s, { ...r.inputs, G: core.randn(r.out.shape, s.seed), future: core.randn([1, s.T - s.t - 1, x.shape[2]], s.seed),
+          noise, samples: SAMPLES }, ctx.lang);
       },
     };
   },

@@ -3,7 +3,7 @@
 // shares the page's compiled core; this controller sends it requests and draws what comes back.
 // The default text is a real corpus (lessons/data/, loaded only when 18.8 needs it).
 import TrainWorker from '../train-worker.js?worker&inline';
-import { REQUESTS, REPLIES, message, dispatcher } from '../train-protocol.js';
+import { REQUESTS, REPLIES, EVAL_EVERY, message, dispatcher } from '../train-protocol.js';
 import { LossHistory } from '../loss-history.js';
 import { heatmap } from '../widgets/heatmap.js';
 import { lineChart } from '../widgets/chart.js';
@@ -12,6 +12,7 @@ import { h } from '../widgets/dom.js';
 import { matrixAt } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
 import { coreUrl } from '../../../wasm/js/index.js';
+import { PROGRAMS } from '../pytorch-programs.js';
 
 // The corpus of each page language (see lessons/data/README.txt), as separate chunks.
 const CORPUS = {
@@ -27,13 +28,14 @@ const EXAMPLES = {
   shipped: { probe: 'the cat sat on the mat', prompt: 'the ' },
 };
 const SAMPLE_LENGTH = 120;
+const FUTURE_SEED = 1;   // the future-character check's replacement characters
 
 const strings = {
   zh: {
-    source: '训练文本', corpus: '唐诗与宋诗（约 1.7 MB，简体）', shipped: '实验室附带的短文（约 3 KB）', custom: '自己粘贴的文本',
+    source: '训练文本', corpus: '唐诗与宋诗（约 1.7 MB，简体）', shipped: '实验室附带的英文短文（约 3 KB）', custom: '自己粘贴的文本',
     customLabel: '你的训练文本（至少 10 × 33 个字符，最多 4 MB）',
     seed: '随机种子', causal: '因果遮罩（位置 t 只看 ≤ t 的位置）', start: '开始训练', pause: '暂停', resetModel: '重置模型（回到未训练的权重）', temp: '采样温度',
-    step: '步数', time: '训练时间', trainLoss: '训练损失', valLoss: '验证损失', best: '最低验证损失', unigram: '一元熵基线', speed: '步 / 秒', tokens: '字符 / 秒',
+    step: '步数', time: '训练时间', trainLoss: '训练损失（每 {every} 步评估一次）', valLoss: '验证损失（每 {every} 步评估一次）', best: '最低验证损失', atStep: '第 {step} 步', unigram: '一元熵基线', speed: '步 / 秒', tokens: '字符 / 秒',
     params: '参数个数', vocab: '字符表大小 V',
     chart: '损失曲线（nats）', steps: '训练步数', loss: '损失',
     trainSeries: '训练损失（实线）', valSeries: '验证损失（虚线）', baselineSeries: '一元熵基线（点线）',
@@ -50,15 +52,17 @@ const strings = {
     tClamped: '这句话有 {n} 个字符，t 最大是 {max}，所以按 t = {max} 比较。',
     unreadable: '模型读不了 {chars}：它们不在训练文本的 {V} 个字符里，已略去。',
     mapped: '按模型认识的字符读：{pairs}。', tooShort: '句子至少要有 2 个模型认识的字符。',
-    shortNote: '这段短文只有约 3 KB。训练约一千步（半分钟左右）后，验证损失不再下降、转而上升，而训练损失继续下降：模型在背诵训练文本，这就是过拟合。圆圈标出验证损失最低的时刻。',
+    shortNote: '这段英文短文只有约 3 KB。训练约一千步后，验证损失不再下降、转而上升，而训练损失继续下降：模型在背诵训练文本，这就是过拟合。圆圈标出验证损失最低的时刻。',
     noMaskNote: '遮罩关掉了：每个位置都能看到后面的字符，包括它要预测的下一个。训练损失会迅速降到很低，但这是抄答案，下面的检查会失败。',
-    customWaiting: '粘贴文本后点“开始训练”或“重置模型”，模型就按这段文本重建。', loading: '正在准备模型…', loadingText: '正在载入训练文本…', table: '数据表',
+    customWaiting: '粘贴文本后点“开始训练”或“重置模型”，模型就按这段文本重建。',
+    pyNoModel: '模型建好、页面显示出注意力图和未来字符检查之后，这里才有程序：它复现的是页面上的模型。',
+    pyRunning: '训练正在进行：先点“暂停”，程序会复现暂停时的模型。', pyFetching: '正在从训练线程取出模型参数…', loading: '正在准备模型…', loadingText: '正在载入训练文本…', table: '数据表',
   },
   en: {
     source: 'Training text', corpus: 'State of the Union addresses, 1982–2021 (about 1.3 MB)', shipped: 'the short text that ships with the lab (about 3 KB)', custom: 'your own text',
     customLabel: 'Your training text (at least 10 × 33 characters, at most 4 MB)',
     seed: 'Random seed', causal: 'Causal mask (position t sees only positions ≤ t)', start: 'Start training', pause: 'Pause', resetModel: 'Reset the model (back to untrained weights)', temp: 'Sampling temperature',
-    step: 'step', time: 'training time', trainLoss: 'training loss', valLoss: 'validation loss', best: 'best validation loss', unigram: 'unigram entropy baseline', speed: 'steps / s', tokens: 'characters / s',
+    step: 'step', time: 'training time', trainLoss: 'training loss (evaluated every {every} steps)', valLoss: 'validation loss (evaluated every {every} steps)', best: 'best validation loss', atStep: 'step {step}', unigram: 'unigram entropy baseline', speed: 'steps / s', tokens: 'characters / s',
     params: 'parameters', vocab: 'vocabulary size V',
     chart: 'Loss (nats)', steps: 'training steps', loss: 'loss',
     trainSeries: 'training loss (solid)', valSeries: 'validation loss (dashed)', baselineSeries: 'unigram baseline (dotted)',
@@ -75,9 +79,11 @@ const strings = {
     tClamped: 'The sentence has {n} characters, so t can be at most {max}; the check uses t = {max}.',
     unreadable: 'The model cannot read {chars}: not among the {V} characters of its training text; left out.',
     mapped: 'Read as characters the model knows: {pairs}.', tooShort: 'The sentence needs at least 2 characters the model knows.',
-    shortNote: 'This text is only about 3 KB. After about a thousand steps (half a minute or so) the validation loss stops falling and climbs again while the training loss keeps falling: the model is memorizing its training text. That is overfitting; the ring marks the best validation point.',
+    shortNote: 'This text is only about 3 KB. After about a thousand steps the validation loss stops falling and climbs again while the training loss keeps falling: the model is memorizing its training text. That is overfitting; the ring marks the best validation point.',
     noMaskNote: 'The mask is off: every position sees the characters after it, including the very one it must predict. The training loss drops fast, but by copying the answer; the check below fails.',
-    customWaiting: 'Paste your text, then press “Start training” or “Reset the model” to build the model on it.', loading: 'Preparing the model…', loadingText: 'Loading the training text…', table: 'Data table',
+    customWaiting: 'Paste your text, then press “Start training” or “Reset the model” to build the model on it.',
+    pyNoModel: 'The program appears once the model is built and the page shows its attention maps and future check: it reproduces the model on the page.',
+    pyRunning: 'Training is running: press “Pause”, and the program will reproduce the paused model.', pyFetching: 'Fetching the parameters from the training worker…', loading: 'Preparing the model…', loadingText: 'Loading the training text…', table: 'Data table',
   },
 };
 
@@ -147,6 +153,7 @@ export default {
       sample(m) { live.sample = m.text; live.v.sample += 1; },
       attention(m) { live.attention = m; live.v.attention += 1; },
       future(m) { live.future = m; live.v.future += 1; },
+      parameters(m) { live.params = { ...m, config: live.config }; },
       error(m) {
         live.error = Object.assign(new Error(m.message), m.code ? { code: m.code, params: m.params } : {});   // rendered by messages.js
         if (m.request === 'reset') { live.pending = Math.max(0, live.pending - 1); live.config = null; live.running = false; }
@@ -228,7 +235,7 @@ export default {
       const p = probeText();
       if (p.n < 2) return;
       send('attention', { text: p.text });
-      send('future', { text: p.text, t: p.t, seed: 1 });
+      send('future', { text: p.text, t: p.t, seed: FUTURE_SEED });
     }
 
     const source = ctx.choice('source');
@@ -252,8 +259,8 @@ export default {
     const statKeys = ['step', 'time', 'trainLoss', 'valLoss', 'best', 'unigram', 'speed', 'tokens', 'params', 'vocab'];
     const statClass = { trainLoss: 'train-loss', valLoss: 'val-loss', best: 'best-loss' };
     const statValues = Object.fromEntries(statKeys.map((k) => [k, h('dd', { class: statClass[k] ?? k })]));
-    const stats = h('dl.readout.train-stats', { 'data-name': 'stats' }, statKeys.flatMap((k) => [h('dt', {}, t(k)), statValues[k]]));
-    const chart = lineChart({ t, label: t('chart') });
+    const stats = h('dl.readout.train-stats', { 'data-name': 'stats' }, statKeys.flatMap((k) => [h('dt', {}, t(k, { every: EVAL_EVERY })), statValues[k]]));
+    const chart = lineChart({ t, name: 'loss', label: t('chart') });
     const notes = h('p.note.train-note', { 'data-name': 'train-note' });
     const temp = ctx.slider('temp', { step: 0.1, format: (v) => v.toFixed(1), onChange: (v) => { ctx.set({ temp: v }); requestSample(); } });
     const prompt = h('input', { type: 'text', maxlength: 32, 'data-name': 'prompt', 'aria-label': t('samplePrompt'),
@@ -273,7 +280,7 @@ export default {
     ctx.lab.append(
       h('div.controls', {}, source.el, seed.el, causal.el), areaWrap,
       h('div.controls', {}, startBtn, pauseBtn, resetBtn), status, notes, stats, chart.el,
-      h('div.controls', {}, h('label.control', {}, t('samplePrompt'), ' ', prompt), temp.el, resample), h('h4', {}, t('sample')), sampleOut,
+      h('div.controls', {}, h('label.control', {}, t('samplePrompt'), ' ', prompt), temp.el, resample), h('h3', {}, t('sample')), sampleOut,
       h('div.controls', {}, h('label.control', {}, t('probe'), ' ', probe), tField.el), probeNote,
       futureWaiting, future.el, futureOut, verdict, h('p.note.attn-axes', {}, t('attnAxes')), maps);
     const mapWidgets = new Map();
@@ -336,7 +343,7 @@ export default {
         const p = r.progress, last = history.last, best = history.best;
         const values = {
           step: String(p?.step ?? 0), time: `${Math.round(p?.seconds ?? 0)} s`, trainLoss: fmt(last.train, 4), valLoss: fmt(last.val, 4),
-          best: history.count > 1 ? `${fmt(best.val, 4)} (${best.step})` : '', unigram: fmt(r.config.unigramEntropy, 4),
+          best: history.count > 1 ? `${fmt(best.val, 4)} (${t('atStep', { step: best.step })})` : '', unigram: fmt(r.config.unigramEntropy, 4),
           speed: p ? p.stepsPerSec.toFixed(1) : '', tokens: p ? Math.round(p.tokensPerSec).toLocaleString() : '',
           params: r.config.params.toLocaleString(), vocab: String(r.config.vocab),
         };
@@ -354,12 +361,29 @@ export default {
           future.set([f.perPosition], { shape: [f.perPosition.length], colLabels: [...r.future.text].map(shown),
             rowLabels: ['max |Δ|'], highlightCols: new Set(Array.from({ length: r.future.t + 1 }, (_, i) => i)) });
           const exact = f.maxPrefixChange === 0;
-          futureOut.replaceChildren(h('dt', {}, t('prefix')), h('dd.prefix', {}, fmtErr(f.maxPrefixChange)));
+          futureOut.replaceChildren(h('dt', {}, t('prefix')), h('dd.prefix', { 'data-value': String(f.maxPrefixChange) }, fmtErr(f.maxPrefixChange)));
           verdict.textContent = t(exact ? 'exact' : 'leak');
           verdict.className = `verdict ${exact ? 'good' : 'bad'}`;
         }
         if (changed('attention') && r.attention) paintMaps(r.attention);
         painted.config = r.config;
+      },
+      // The model on screen as PyTorch: its parameters (about 100,000 numbers) as a file, asked of the
+      // worker when the program is wanted; the sentence and t as literals.
+      pytorch() {
+        const { attention: att, future: fut, config: cfg } = live;
+        if (!cfg || !att || !fut || live.pending) return { note: t('pyNoModel') };
+        if (live.running) return { note: t('pyRunning') };
+        const step = fut.step;
+        if (att.step !== step || live.params?.step !== step || live.params.config !== cfg) {
+          if (live.asked?.config !== cfg || live.asked.step !== step) { live.asked = { config: cfg, step }; send('parameters'); }
+          return { note: t('pyFetching') };
+        }
+        const file = `attention-lab-gpt-seed${cfg.seed}-step${step}.json`;
+        const { params } = live.params;
+        return { code: PROGRAMS['18.8'](ctx.state, { config: cfg, step, attention: att, future: fut, futureSeed: FUTURE_SEED, file }, lang),
+          files: [{ name: file, bytes: () => JSON.stringify({ format: 'attention-lab-gpt', step, chars: cfg.chars, params: Array.from(params),
+            config: { vocab: cfg.vocab, C: cfg.C, heads: cfg.heads, layers: cfg.layers, tMax: cfg.tMax, seed: cfg.seed, causal: cfg.causal } }) }] };
       },
     };
 

@@ -1,9 +1,10 @@
 // Every attention-shaped matrix (scores, masks, weights) reads the same way, as the lessons say:
 // row t is the position that receives (its query), column j the position that gives (its key).
-// axesNote(t) is the line under such a matrix's caption; set('self' | 'cross' | null).
+// Before 18.3 has named queries and keys, 18.1 and 18.2 say the same without those words ('past').
+// axesNote(t) is the line under such a matrix's caption; set('past' | 'self' | 'cross' | null).
 import { h } from './dom.js';
 
-const NOTE = { self: 'axesSelf', cross: 'axesCross' };
+const NOTE = { past: 'axesPast', self: 'axesSelf', cross: 'axesCross' };
 
 export function axesNote(t) {
   const el = h('p.axes', { hidden: true });

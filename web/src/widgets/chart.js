@@ -5,7 +5,8 @@
 // when the container resizes), so its text keeps its size on a phone instead of shrinking with a
 // scaled picture. The legend is HTML above the plot, never on the curves. Redrawing reuses the
 // SVG nodes and builds the data table only while it is open: a chart updated many times a second
-// keeps a fixed number of nodes.
+// keeps a fixed number of nodes. The SVG is an image named by the chart's label; its numbers are
+// in the table, captioned with the same label (the chart's text alternative).
 import { h, nextId } from './dom.js';
 import { fmt } from '../format.js';
 import { exportMenu, svgEl, FONT } from './export-menu.js';
@@ -97,15 +98,15 @@ function standalone(svg, label, items, width, height) {
 
 /** The figure shared by both charts: caption with the export menu, HTML legend, the SVG, the data table on request.
  * csv(data) -> rows for the CSV export. */
-function frame(label, height, id, draw, { t, csv }) {
+function frame(label, name, height, id, draw, { t, csv }) {
   const svg = s('svg', { role: 'img', 'aria-label': label, class: 'chart', preserveAspectRatio: 'xMinYMin meet' });
   const legend = h('ul.chart-legend');
-  const details = h('details.chart-data');
+  const details = h('details.chart-data', { hidden: true });   // shown with the first data
   const note = h('p.chart-note', { hidden: true });
   let lastItems = [];
-  const menu = exportMenu({ t, label: () => label, name: () => id, ready: () => !!last,
+  const menu = exportMenu({ t, label: () => label, name: () => name ?? id, ready: () => !!last,
     svg: () => standalone(svg, label, lastItems, width || FALLBACK_WIDTH, height), csv: () => csv(last) });
-  const el = h('figure.chart-figure', { id }, h('figcaption', {}, label, ' ', menu.el), legend, svg, note, details);
+  const el = h('figure.chart-figure', { id, 'data-name': name }, h('figcaption', {}, label, ' ', menu.el), legend, svg, note, details);
   // The width comes from a ResizeObserver (read once by hand for the first drawing): a redraw
   // never forces a layout of the page.
   let width = 0, last = null, legendKey = null, tableFill = null;
@@ -133,7 +134,12 @@ function frame(label, height, id, draw, { t, csv }) {
         legend.replaceChildren(...items.map((i) => h('li', {}, i.swatch(), ' ', i.name)));
       }
       render();
-      tableFill = () => details.replaceChildren(h('summary', {}, summary), table());
+      tableFill = () => {
+        const tb = table();
+        tb.prepend(h('caption.visually-hidden', {}, label));
+        details.replaceChildren(h('summary', {}, summary), tb);
+      };
+      details.hidden = false;
       if (details.open) tableFill();
       else if (!details.firstChild) details.replaceChildren(h('summary', {}, summary));
     },
@@ -154,13 +160,16 @@ function swatch(colour, dash, shape, fillOpacity = 1) {
   };
 }
 
+/** A data-table cell: the number rounded, and exact in data-value (for whoever needs the digits). */
+const cell = (v) => h('td', { 'data-value': String(v) }, fmt(v, 4));
+
 /**
  * Line chart: set({series: [{name, points: [[x, y]], dash?: 'solid'|'dashed'|'dotted'}],
  *   hlines?: [{name, y, dash?}], marks?: [{x, y, label, series}], xLabel, yLabel, xLog, yLog, yZero = true, tableLabel}).
  * `hlines` are reference levels across the whole plot (a baseline); `marks` ring single points
  * (for example the best validation loss) and label them.
  */
-export function lineChart({ t, label, height = 260, id = nextId('chart') }) {
+export function lineChart({ t, label, name, height = 260, id = nextId('chart') }) {
   const parts = {};
   const groups = ['grid', 'yTicks', 'xTicks', 'axes', 'hlines', 'series', 'markers', 'marks'];
   // CSV: one row per x, one column per series (empty where a series has no point), then the reference levels
@@ -171,7 +180,7 @@ export function lineChart({ t, label, height = 260, id = nextId('chart') }) {
     return [[d.xLabel, ...d.series.map((se) => se.name), ...hl.map((l) => l.name)],
       ...xs.map((x) => [x, ...byX.map((m) => (m.has(x) ? m.get(x) : '')), ...hl.map((l) => l.y)])];
   };
-  const f = frame(label, height, id, draw, { t, csv });
+  const f = frame(label, name, height, id, draw, { t, csv });
   for (const g of groups) f.svg.append(parts[g] = s('g', { class: `chart-${g}` }));
   const styleOf = (se, k) => ({ colour: COLOURS[k % COLOURS.length], dash: se.dash ?? DASH_ORDER[k % DASH_ORDER.length], shape: SHAPES[k % SHAPES.length] });
 
@@ -242,17 +251,17 @@ export function lineChart({ t, label, height = 260, id = nextId('chart') }) {
       const [head, ...body] = csv(d);
       return h('table.matrix', {},
         h('thead', {}, h('tr', {}, head.map((name) => h('th', { scope: 'col' }, name)))),
-        h('tbody', {}, body.map(([x, ...ys]) => h('tr', {}, h('th', { scope: 'row' }, String(x)), ys.map((y) => h('td', {}, y === '' ? '' : fmt(y, 4)))))));
+        h('tbody', {}, body.map(([x, ...ys]) => h('tr', {}, h('th', { scope: 'row' }, String(x)), ys.map((y) => (y === '' ? h('td') : cell(y)))))));
     });
   }
   return { el: f.el, set, note: f.note };
 }
 
 /** Grouped bar chart: set({labels, series: [{name, values}], yLabel, max}) */
-export function barChart({ t, label, height = 220, id = nextId('bars') }) {
+export function barChart({ t, label, name, height = 220, id = nextId('bars') }) {
   // CSV: one row per category, one column per series
   const csv = (d) => [['', ...d.series.map((se) => se.name)], ...d.labels.map((lb, i) => [lb, ...d.series.map((se) => se.values[i])])];
-  const f = frame(label, height, id, draw, { t, csv });
+  const f = frame(label, name, height, id, draw, { t, csv });
   const styleOf = (k) => ({ colour: COLOURS[k % COLOURS.length], hollow: k % 2 === 1 });
 
   function draw(svg, width, height, d) {
@@ -296,8 +305,8 @@ export function barChart({ t, label, height = 220, id = nextId('bars') }) {
       return { name: se.name, key: k, swatch: swatch(st.colour, null, 'square', st.hollow ? 0.55 : 1) };
     });
     f.update(d, items, d.tableLabel ?? 'data', () => h('table.matrix', {},
-      h('thead', {}, h('tr', {}, h('th', {}, ''), d.labels.map((lb) => h('th', { scope: 'col' }, lb)))),
-      h('tbody', {}, d.series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map((v) => h('td', {}, fmt(v, 4))))))));
+      h('thead', {}, h('tr', {}, h('td'), d.labels.map((lb) => h('th', { scope: 'col' }, lb)))),
+      h('tbody', {}, d.series.map((se) => h('tr', {}, h('th', { scope: 'row' }, se.name), se.values.map(cell))))));
   }
   return { el: f.el, set };
 }

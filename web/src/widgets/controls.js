@@ -77,13 +77,15 @@ export function button({ label, onClick, className }) {
   return h('button', { type: 'button', class: className, onclick: onClick }, label);
 }
 
-/** A line of results: set([[label, value], ...]). */
+/** A line of results: set([[label, text, class, exact], ...]); `exact` (a number or numbers) is
+ *  what the text shows rounded, kept in data-value (space-separated) for whoever needs the digits. */
 export function readout({ className = '', name } = {}) {
   const el = h('dl.readout', { class: className || null, 'data-name': name });
   return {
     el,
     set(items) {
-      el.replaceChildren(...items.flatMap(([k, v, cls]) => [h('dt', {}, k), h('dd', { class: cls ?? null }, v)]));
+      el.replaceChildren(...items.flatMap(([k, v, cls, exact]) => [h('dt', {}, k),
+        h('dd', { class: cls ?? null, 'data-value': exact === undefined ? null : [exact].flat().map(String).join(' ') }, v)]));
     },
   };
 }

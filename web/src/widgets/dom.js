@@ -45,3 +45,27 @@ export function messageLine(targets, tag = 'span') {
     },
   };
 }
+
+/** A box that scrolls sideways when its content is wider (a wide matrix or formula on a phone):
+ * while it does and holds nothing focusable, it takes keyboard focus itself, so that the arrow
+ * keys scroll it (WCAG 2.1.1: what the mouse can scroll, the keyboard can too); with label(), as
+ * a region of that name. Returns box. */
+export function keyboardScrollable(box, label = null) {
+  const update = () => {
+    if (box.scrollWidth > box.clientWidth + 1 && !box.querySelector('input, button, select, textarea, a[href]')) {
+      box.tabIndex = 0;
+      if (label) {
+        box.setAttribute('role', 'region');
+        box.setAttribute('aria-label', label());
+      }
+    } else if (box.hasAttribute('tabindex')) {
+      for (const a of ['tabindex', 'role', 'aria-label']) box.removeAttribute(a);
+    }
+  };
+  if (typeof ResizeObserver === 'function') {
+    const ro = new ResizeObserver(update);
+    ro.observe(box);
+    if (box.firstElementChild) ro.observe(box.firstElementChild);
+  }
+  return box;
+}

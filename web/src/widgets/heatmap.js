@@ -2,11 +2,12 @@
 // it reads without colour (colour-blind users, screen readers: each cell has a label).
 // Colours: viridis for weights in [0, 1] (sequential, colour-blind safe); a purple-orange
 // diverging map for signed data. NaN cells are hatched and say "NaN".
-import { h, nextId } from './dom.js';
+import { h, nextId, keyboardScrollable } from './dom.js';
 import { fmt, shapeText } from '../format.js';
 import { axesNote, cellLabel } from './axes.js';
 import { exportMenu } from './export-menu.js';
 import { heatmapSvg, heatmapCsv } from './heatmap-export.js';
+import { readableOn } from './contrast.js';
 
 const VIRIDIS = ['#440154', '#482878', '#3e4989', '#31688e', '#26828e', '#1f9e89', '#35b779', '#6ece58', '#b5de2b', '#fde725'];
 const PUOR = ['#2d004b', '#542788', '#8073ac', '#b2abd2', '#d8daeb', '#f7f7f7', '#fee0b6', '#fdb863', '#e08214', '#b35806', '#7f3b08'];
@@ -18,23 +19,24 @@ function pick(stops, x) {
   const a = hex(stops[i]), b = hex(stops[i + 1]), u = f - i;
   return a.map((v, k) => Math.round(v + (b[k] - v) * u));
 }
-const luminance = ([r, g, b]) => (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
 
-// 256-step lookup tables: background and a readable text colour for each step
+// 256-step lookup tables: background and the text colour (black or white) of higher WCAG
+// contrast against it, at least 4.5:1 for every step (tests/node/contrast.test.mjs)
 const lut = (stops) => Array.from({ length: 256 }, (_, i) => {
   const rgb = pick(stops, i / 255);
-  return { bg: `rgb(${rgb.join(',')})`, fg: luminance(rgb) > 0.5 ? '#111' : '#fff' };
+  return { bg: `rgb(${rgb.join(',')})`, fg: readableOn(rgb) };
 });
-const LUT = { seq: lut(VIRIDIS), div: lut(PUOR) };
+/** The colour scales: seq (weights), div (signed data); 256 steps of {bg, fg} each. */
+export const SCALES = { seq: lut(VIRIDIS), div: lut(PUOR) };
 
 /** Colour of one value: weights on [0, 1], or signed data on [-m, m]. Returns {bg, fg}. */
 export function colour(v, { signed, max }) {
   const x = signed ? (max > 0 ? 0.5 + v / (2 * max) : 0.5) : (max > 0 ? v / max : 0);
-  return (signed ? LUT.div : LUT.seq)[Math.max(0, Math.min(255, Math.round(x * 255)))];
+  return (signed ? SCALES.div : SCALES.seq)[Math.max(0, Math.min(255, Math.round(x * 255)))];
 }
 const LARGE = 400;   // cells; past this a heatmap is drawn on a canvas and its table built on demand
 
-/** axes: 'self' or 'cross' for an attention-shaped matrix (rows receive, columns give; see axes.js) */
+/** axes: 'past', 'self' or 'cross' for an attention-shaped matrix (rows receive, columns give; see axes.js) */
 export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, axes: initialAxes = null, tableUpTo = LARGE, id = nextId('hm') }) {
   let label = initialLabel;   // set(rows, {label}) can change it
   let axes = initialAxes;     // and set(rows, {axes})
@@ -52,7 +54,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   const probe = h('output.heatmap-probe', { 'aria-live': 'polite' });
   const tableHost = h('details.heatmap-table', {}, h('summary', {}, t('asTable')));
   const big = h('div.heatmap-big', { hidden: true }, canvas, probe, tableHost);
-  const small = h('div.scroll', {}, table);
+  const small = keyboardScrollable(h('div.scroll', {}, table), () => label);
   let current = null;   // {rows, opts} of the last set(), for the lazy table and the pointer readout
   // export (PNG, SVG, CSV) of what was last set: headers as the table shows them
   const view = () => {
@@ -69,10 +71,25 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     const j = Math.floor(((e.clientX - r.left) / r.width) * rows[0].length), i = Math.floor(((e.clientY - r.top) / r.height) * rows.length);
     return rows[i]?.[j] === undefined ? null : [i, j];
   };
+  const showCell = ([i, j]) => { probe.textContent = cellText(i, j, fmt(current.rows[i][j], digits)); };
   canvas.addEventListener('mousemove', (e) => {
     const c = current && cellAt(e);
-    if (c) probe.textContent = cellText(c[0], c[1], fmt(current.rows[c[0]][c[1]], digits));
+    if (c) showCell(c);
   });
+  // the keyboard's way to the same readout: arrows (Home/End: a row's ends) move a cell cursor
+  let cursor = null;   // [i, j] while the canvas has focus
+  canvas.addEventListener('keydown', (e) => {
+    if (!current) return;
+    const R = current.rows.length, C = current.rows[0].length;
+    const [i, j] = cursor ?? [0, 0];
+    const to = { ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1], Home: [i, 0], End: [i, C - 1] }[e.key];
+    if (!to) return;
+    e.preventDefault();
+    cursor = cursor ? [Math.min(R - 1, Math.max(0, to[0])), Math.min(C - 1, Math.max(0, to[1]))] : [0, 0];
+    showCell(cursor);
+    drawCanvas(current.rows, current.opts, current.scale);
+  });
+  canvas.addEventListener('blur', () => { if (cursor) { cursor = null; drawCanvas(current.rows, current.opts, current.scale); } });
 
   /**
    * rows: number[][]; opts: {rowMarks: {index: 'text'}, highlightRows: Set, highlightCols: Set, signed, max, names}
@@ -96,11 +113,19 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
       g.lineWidth = 2;
       for (const i of opts.highlightRows) g.strokeRect(1, i * cell + 1, C * cell - 2, cell - 2);
     }
+    if (cursor && cursor[0] < R && cursor[1] < C) {   // black and white, visible on every colour
+      for (const [style, width] of [['#000', 3], ['#fff', 1]]) {
+        g.strokeStyle = style;
+        g.lineWidth = width;
+        g.strokeRect(cursor[1] * cell - 1, cursor[0] * cell - 1, cell + 2, cell + 2);
+      }
+    }
     canvas.setAttribute('aria-label', `${label}: ${R} × ${C}. ${t('asTable')}.`);
   }
 
   /**
-   * opts: {label, axes, names, shape, rowMarks, rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note,
+   * opts: {label, axes, names, shape, rowMarks, rowMarkValues (row -> the exact number(s) behind its mark,
+   *        kept in data-value), rowMarksLabel, rowLabels, colLabels, highlightRows, highlightCols, signed, note,
    *        cellLabel(i, j, valueText): a cell's label and tooltip in the section's words}
    */
   function set(rows, opts = {}) {
@@ -162,7 +187,11 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
         td.dataset.value = String(v);
         td.textContent = compact ? '' : text;
       }
-      if (opts.rowMarks) tr.cells[rows[i].length + 1].textContent = opts.rowMarks[i] ?? '';
+      if (opts.rowMarks) {
+        const mark = tr.cells[rows[i].length + 1];
+        mark.textContent = opts.rowMarks[i] ?? '';
+        markValue(mark, opts, i);
+      }
     }
   }
 
@@ -174,8 +203,10 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     if (key === layoutKey && table.tBodies.length) { updateCells(rows, opts, { signed, max }); return; }
     layoutKey = key;
     const colName = (j) => opts.colLabels?.[j] ?? String(j), rowName = (i) => opts.rowLabels?.[i] ?? String(i);
-    const head = h('tr', {}, h('th', { scope: 'col', class: axes ? 'corner' : null }, axes ? 't \\ j' : ''), rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
-      opts.rowMarks ? h('th.rowmark', { scope: 'col' }, opts.rowMarksLabel ?? '') : null);
+    // header cells say something or are plain cells: the corner is 't \\ j' on an attention map
+    const head = h('tr', {}, axes ? h('th.corner', { scope: 'col' }, 't \\ j') : h('td'),
+      rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
+      opts.rowMarks ? (opts.rowMarksLabel ? h('th.rowmark', { scope: 'col' }, opts.rowMarksLabel) : h('td.rowmark')) : null);
     const body = rows.map((r, i) => h('tr', { class: opts.highlightRows?.has(i) ? 'hl' : null },
       h('th', { scope: 'row' }, rowName(i)),
       r.map((v, j) => {
@@ -185,8 +216,16 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
         const c = colour(v, { signed, max });
         return h('td', { style: `background:${c.bg};color:${c.fg}`, 'aria-label': aria, title: aria, 'data-value': String(v) }, compact ? '' : text);
       }),
-      opts.rowMarks ? h('td.rowmark', {}, opts.rowMarks[i] ?? '') : null));
+      opts.rowMarks ? markValue(h('td.rowmark', {}, opts.rowMarks[i] ?? ''), opts, i) : null));
     table.replaceChildren(h('thead', {}, head), h('tbody', {}, body));
+  }
+
+  // the exact numbers behind a row's mark (rowMarkValues: {index: number | number[]}), space-separated
+  function markValue(td, opts, i) {
+    const v = opts.rowMarkValues?.[i];
+    if (v === undefined) td.removeAttribute('data-value');
+    else td.dataset.value = [v].flat().map(String).join(' ');
+    return td;
   }
 
   return { el, set };

@@ -14,11 +14,13 @@ export function maskEditor({ t, label, name, onChange }) {
   const el = h('figure.tensor.mask-editor', { 'data-name': name }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge),
     axesLine.el, h('div.scroll', {}, grid), message.el);
 
+  // a button's name starts with what it shows (1 or 0), then which cell it is
+  const buttonLabel = (i, j, v) => `${v ? 1 : 0}: ${label} ${t('row')} ${i} ${t('col')} ${j}`;
   const focusAt = (i, j) => grid.querySelector(`button[data-row="${i}"][data-col="${j}"]`)?.focus();
   function build() {
     grid.replaceChildren(...rows.map((r, i) => h('tr', {}, r.map((v, j) => h('td', {}, h('button', {
       type: 'button', 'data-row': i, 'data-col': j, 'aria-pressed': v ? 'true' : 'false',
-      'aria-label': `${label} ${t('row')} ${i} ${t('col')} ${j}`,
+      'aria-label': buttonLabel(i, j, v),
       onclick: () => {
         const next = rows.map((rr) => rr.slice());
         next[i][j] = next[i][j] ? 0 : 1;
@@ -39,6 +41,7 @@ export function maskEditor({ t, label, name, onChange }) {
       else for (const b of grid.querySelectorAll('button')) {
         const v = rows[b.dataset.row][b.dataset.col];
         b.setAttribute('aria-pressed', v ? 'true' : 'false');
+        b.setAttribute('aria-label', buttonLabel(b.dataset.row, b.dataset.col, v));
         b.textContent = v ? '1' : '0';
       }
       badge.textContent = shapeText(['T', 'T'], [rows.length, rows[0].length]);

@@ -17,7 +17,7 @@ export function parseCell(text) {
   return Number.isFinite(v) ? { value: v } : { error: 'inf' };
 }
 
-/** axes: 'self' or 'cross' when the matrix is attention-shaped (scores): rows receive, columns give */
+/** axes: 'past', 'self' or 'cross' when the matrix is attention-shaped (scores): rows receive, columns give */
 export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows = 12, minCols = 1, maxCols = 12,
   resizeRows = true, resizeCols = true, axes = null, name, id = nextId('m') }) {
   let rows = [[0]];
@@ -65,7 +65,8 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
     if (errors.length) {
       const e = errors[0];
       const key = e.kind === 'empty' ? 'cellEmpty' : e.kind === 'nan' ? 'cellNaN' : 'cellInf';
-      invalid(`${t(key, { row: e.i + 1, col: e.j + 1, text: e.text.slice(0, 40) })} ${t('cellKeep')}`);
+      // rows and columns counted from 0, as the tables label them
+      invalid(`${t(key, { row: e.i, col: e.j, text: e.text.slice(0, 40) })} ${t('cellKeep')}`);
       return;
     }
     invalid(null);

@@ -64,7 +64,12 @@ export function prediction({ lang, question, options, name }) {
      * predicts or skips (revert shows the control's old value meanwhile); after that, apply at once. */
     ask(apply, revert) {
       if (pending) { revert?.(); radios[0].focus(); return; }   // still waiting for a prediction or a skip
-      if (asked) { apply(); return; }
+      if (asked) {   // the verdict was about the switch the student predicted: a later change retires it
+        message.textContent = '';
+        el.hidden = true;
+        apply();
+        return;
+      }
       asked = true;
       pending = apply;
       revert?.();
