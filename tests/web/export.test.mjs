@@ -88,7 +88,7 @@ test('every heatmap and chart on the page carries the export menu', async () => 
   const { page, errors } = await open('?lang=zh');
   const counts = await page.evaluate(() => {
     const figs = [...document.querySelectorAll('figure.heat, figure.chart-figure')];
-    return { figs: figs.length, menus: figs.filter((f) => f.querySelector(':scope > figcaption details.export-menu')).length };
+    return { figs: figs.length, menus: figs.filter((f) => f.querySelector(':scope > .export details.export-menu')).length };
   });
   assert.ok(counts.figs >= 20, `figures: ${counts.figs}`);
   assert.equal(counts.menus, counts.figs);

@@ -106,7 +106,7 @@ function frame(label, name, height, id, draw, { t, csv }) {
   let lastItems = [];
   const menu = exportMenu({ t, label: () => label, name: () => name ?? id, ready: () => !!last,
     svg: () => standalone(svg, label, lastItems, width || FALLBACK_WIDTH, height), csv: () => csv(last) });
-  const el = h('figure.chart-figure', { id, 'data-name': name }, h('figcaption', {}, label, ' ', menu.el), legend, svg, note, details);
+  const el = h('figure.chart-figure', { id, 'data-name': name }, h('figcaption', {}, label), menu.el, legend, svg, note, details);
   // The width comes from a ResizeObserver (read once by hand for the first drawing): a redraw
   // never forces a layout of the page.
   let width = 0, last = null, legendKey = null, tableFill = null;

@@ -64,7 +64,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
       colourOf: (v) => colour(v, scale) };
   };
   const menu = exportMenu({ t, label: () => label, name: () => name ?? label, ready: () => !!current, svg: () => heatmapSvg(view()), csv: () => heatmapCsv(view()) });
-  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, labelEl, ' ', badge, menu.el), axesLine.el, small, big, note);
+  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, labelEl, ' ', badge), menu.el, axesLine.el, small, big, note);
   tableHost.addEventListener('toggle', () => { if (tableHost.open && current) fillTable(current.rows, current.opts, current.scale); });
   const cellAt = (e) => {
     const r = canvas.getBoundingClientRect(), rows = current.rows;
