@@ -111,6 +111,12 @@ for (const r of rows) {
   console.log([r.work, r.unit, fmt(r.native), fmt(r.wasm), opt(r.js), opt(r.tfjs),
     r['native/wasm'] ? `native ${r['native/wasm'].toFixed(2)}x faster` : ratio(r['wasm/native']), ratio(r['wasm/js']), ratio(r['wasm/tfjs'])].join(' | '));
 }
+// the core's targets: WASM/native <= 1.3 at the two large sizes, forward only and forward+backward
+console.log('\nWASM/native at the large sizes (target <= 1.3):');
+for (const r of rows.filter((x) => /\(B (1, T 256, C 64, heads 4|4, T 256, C 128, heads 8)\)/.test(x.work))) {
+  const ratio = r['wasm/native'];
+  console.log(`  ${r.work}: ${ratio.toFixed(2)} ${ratio <= 1.3 ? 'met' : 'NOT met'}`);
+}
 mkdirSync(`${ROOT}bench/results`, { recursive: true });
 writeFileSync(`${ROOT}bench/results/bench.json`, JSON.stringify({ machine, rows, native, wasm, js: jsBase, tfjs }, null, 2));
 console.log('\nwrote bench/results/bench.json');

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 jobs=$(nproc 2>/dev/null || echo 2)
-# emcc's JS optimizer needs acorn, which Debian installs under /usr/share/nodejs (TOOLCHAIN.md item 1).
+# emcc's JS optimizer needs acorn, which Debian installs under /usr/share/nodejs (docs/toolchain.md, item 1).
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
 if [[ $what == native || $what == all ]]; then

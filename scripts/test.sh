@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Every suite: the native doctest suite (through ctest), the same under ASan + UBSan, a short
-# libFuzzer run over the C++ API, the WASM module in Node (node --test,
-# including the native-vs-WASM golden cases and the lesson files), the built page in
-# headless Chromium (node --test tests/web) and a smoke suite of it in headless Firefox ESR
+# Every suite: the native doctest suite (through ctest), the mutation check of that suite, the
+# same suite under ASan + UBSan, a short libFuzzer run over the C++ API, the WASM module in Node
+# (node --test, including the native-vs-WASM golden cases and the lesson files), the built page
+# in headless Chromium (node --test tests/web) and a smoke suite of it in headless Firefox ESR
 # (node --test tests/firefox). Fails if any suite fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,8 @@ bash scripts/build.sh all || { echo "test: build failed" >&2; exit 1; }
 status=0
 echo "== native: doctest through ctest"
 ctest --test-dir build/native --output-on-failure || status=1
+echo "== mutation check: every slip in scripts/mutants.txt must fail the native suite"
+bash scripts/mutants.sh || status=1
 echo "== native under AddressSanitizer + UndefinedBehaviorSanitizer: doctest through ctest"
 { cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DATTN_SANITIZE=ON >/dev/null &&
   cmake --build build/asan -j "$(nproc)" --target attn_tests >/dev/null &&

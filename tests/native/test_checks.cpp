@@ -217,11 +217,11 @@ TEST_SUITE("18.7 counterexample checks") {
                 worst = std::max(worst, std::fabs(d.data()[i] - x.data()[i] / 0.7));
             }
         CHECK(worst < 1e-15);
-        CHECK(double(kept) / 2000.0 == doctest::Approx(0.7).epsilon(0.04));   // 2000 draws: 0.7 +/- 0.01 (1 sd)
+        CHECK(std::fabs(double(kept) / 2000.0 - 0.7) < 0.03);   // 2000 draws: 0.7 +/- 0.01 (1 sd)
         SUBCASE("the row sums keep their expectation") {
             const Tensor w = xt::ones<double>(Shape{3, 10}) / 10.0;
             const DropoutStats st = dropout_stats(w, 0.3, 20000, 6);
-            for (std::size_t i = 0; i < 3; ++i) CHECK(st.mean_row_sums(i) == doctest::Approx(1.0).epsilon(0.01));
+            for (std::size_t i = 0; i < 3; ++i) CHECK(std::fabs(st.mean_row_sums(i) - 1.0) < 0.01);
         }
     }
 

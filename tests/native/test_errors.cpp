@@ -11,6 +11,7 @@
 #include <string>
 
 #include "attn/attention.hpp"
+#include "attn/gpt.hpp"
 #include "fixtures.hpp"
 
 using namespace attn;
@@ -374,13 +375,54 @@ TEST_SUITE("errors") {
                       {"limit", 4194304}});
     }
 
+    TEST_CASE("the character GPT: bad text, bad options and bad requests") {
+        const std::string text = std::string("abcdefgh ").append(std::string(200, 'a')).append("hgfedcba");   // 9 characters
+        const Options small{{"C", 8.0}, {"heads", 2.0}, {"layers", 1.0}, {"tMax", 8.0}, {"batch", 2.0}};
+        expect_error([] { make_trainer(std::string(4000001, 'a'), Options{}); }, ErrorCode::text_too_large,
+                     "createModel: text has 4000001 bytes, more than the limit of 4000000",
+                     {{"fn", "createModel"}, {"arg", "text"}, {"length", 4000001}, {"limit", 4000000}});
+        expect_error([] { make_trainer("the cat sat", Options{{"tMax", 16.0}}); }, ErrorCode::text_too_short,
+                     "createModel: text has 11 characters, too short for the context length tMax = 16 (it needs at least 170)",
+                     {{"fn", "createModel"}, {"arg", "text"}, {"length", 11}, {"min", 170}, {"tMax", 16}});
+        expect_error([] { make_trainer(std::string(100, 'a'), Options{{"tMax", 8.0}}); }, ErrorCode::vocab_size,
+                     "createModel: text has 1 distinct characters; a vocabulary needs 2 to 2048",
+                     {{"fn", "createModel"}, {"arg", "text"}, {"vocab", 1}, {"min", 2}, {"max", 2048}});
+        expect_error([] { make_trainer(std::string("ab\xff"), Options{}); }, ErrorCode::bad_utf8, "createModel: text: not valid UTF-8 at byte 2",
+                     {{"fn", "createModel"}, {"arg", "text"}, {"byte", 2}});
+        expect_error([&] { make_trainer(text, Options{{"C", 16.0}, {"heads", 5.0}, {"tMax", 8.0}}); }, ErrorCode::heads_not_dividing,
+                     "createModel: heads = 5 does not divide the width C = 16", {{"fn", "createModel"}, {"heads", 5}, {"axis", "C"}, {"width", 16}});
+        expect_error([&] { make_trainer(text, Options{{"tMax", 8.0}, {"T", 9.0}}); }, ErrorCode::integer_range,
+                     "createModel: opts.T must be a whole number from 1 to 8, got 9",
+                     {{"fn", "createModel"}, {"arg", "opts.T"}, {"value", 9}, {"min", 1}, {"max", 8}});
+        expect_error([&] { make_trainer(text, Options{{"tMax", 8.0}, {"lr", 1.0}}); }, ErrorCode::number_range,
+                     "createModel: opts.lr must be in (0, 1), got 1", {{"fn", "createModel"}, {"arg", "opts.lr"}, {"value", 1}, {"range", "(0, 1)"}});
+        CharTrainer tr = make_trainer(text, small);
+        expect_error([&] { train_steps(tr, 0); }, ErrorCode::integer_range, "trainSteps: n must be a whole number from 1 to 100000, got 0",
+                     {{"fn", "trainSteps"}, {"arg", "n"}, {"value", 0}, {"min", 1}, {"max", 100000}});
+        expect_error([&] { evaluate(tr, 1.5); }, ErrorCode::integer_range, "evaluate: batches must be a whole number from 1 to 1000, got 1.5",
+                     {{"fn", "evaluate"}, {"arg", "batches"}, {"value", 1.5}, {"min", 1}, {"max", 1000}});
+        expect_error([&] { sample(tr, Options{{"prompt", std::string("abQ")}}); }, ErrorCode::char_not_in_vocab,
+                     "sample: opts.prompt: the character 'Q' is not in the training text's vocabulary",
+                     {{"fn", "sample"}, {"arg", "opts.prompt"}, {"character", "Q"}});
+        expect_error([&] { sample(tr, Options{{"temperature", 0.0}}); }, ErrorCode::number_range, "sample: opts.temperature must be in (0, 10], got 0",
+                     {{"fn", "sample"}, {"arg", "opts.temperature"}, {"value", 0}, {"range", "(0, 10]"}});
+        expect_error([&] { sample(tr, Options{{"type", std::string("sample")}}); }, ErrorCode::unknown_option,
+                     "sample: unknown option opts.type (known: prompt, length, temperature, seed)",
+                     {{"fn", "sample"}, {"arg", "opts.type"}, {"known", Strings{"prompt", "length", "temperature", "seed"}}});
+        expect_error([&] { tr.attention_maps("abcdefgha"); }, ErrorCode::text_length, "attention: text must have 1 to 8 characters, got 9",
+                     {{"fn", "attention"}, {"arg", "text"}, {"length", 9}, {"min", 1}, {"max", 8}});
+        expect_error([&] { future_check(tr, "abcd", Options{{"t", 3.0}}); }, ErrorCode::t_past_end,
+                     "futureCheck: opts.t must be from 0 to T - 2 = 2 so that positions after t exist, got t = 3",
+                     {{"fn", "futureCheck"}, {"arg", "opts.t"}, {"value", 3}, {"max", 2}});
+        expect_error([] { gpt_gradcheck(-1); }, ErrorCode::integer_range, "gptGradcheck: seed must be a whole number from 0 to 9007199254740991, got -1",
+                     {{"fn", "gptGradcheck"}, {"arg", "seed"}, {"value", -1}, {"min", 0}, {"max", 9007199254740991.0}});
+    }
+
     TEST_CASE("every code of the table is pinned above (the boundary's own codes: tests/node/errors.test.mjs)") {
         const std::set<std::string> boundary{"disposed", "out_of_memory", "internal"};
-        // the GPT's codes are pinned once its sources raise them (they raise `legacy` until then)
-        const std::set<std::string> gpt{"text_too_large", "text_too_short", "text_length", "vocab_size", "bad_utf8", "char_not_in_vocab", "legacy"};
         for (const auto& c : error_codes()) {
             CAPTURE(c.name);
-            if (!boundary.count(c.name) && !gpt.count(c.name)) CHECK(pinned().count(c.name) == 1);
+            if (!boundary.count(c.name)) CHECK(pinned().count(c.name) == 1);
         }
     }
 }

@@ -1,5 +1,8 @@
 // The WASM build reproduces the native build's seeded cases (build/golden.json, written by
-// attn_golden): randn bit for bit, every other number to 1e-15 relative to max(1, |value|).
+// attn_golden from the same table of entry points): randn bit for bit, every other number to the
+// case's tolerance (1e-15; the gradchecks' finite-difference noise 1e-6, 1e-4) relative to
+// max(1, |value|); and the JS API is the table's: the same functions, arguments and protocol
+// numbers; and every plain function of the table has a case.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -45,13 +48,22 @@ function compare(got, want, path, tol) {
   assert.equal(got, want, path);
 }
 
+test('the JS API is the native table: every function, its arguments, options and documentation', () => {
+  assert.deepEqual(core.describe(), golden.table.functions);
+  for (const f of golden.table.functions) {
+    if (f.role === 'function' || f.role === 'create') assert.equal(typeof core[f.name], 'function', f.name);
+  }
+  assert.equal(core.describe('softmax').doc, golden.table.functions.find((f) => f.name === 'softmax').doc);
+});
+
 test('the golden file holds the expected cases', () => {
   assert.match(golden.generator, /native/);
   assert.ok(golden.cases.length >= 30, `only ${golden.cases.length} cases`);
   const fns = new Set(golden.cases.map((c) => c.fn));
-  for (const fn of ['randn', 'causalAverage', 'softmax', 'sdpa', 'sdpaBackward', 'multiHeadAttention',
-    'multiHeadAttentionBackward', 'positions', 'permutationCheck', 'futureProbe', 'gradcheck', 'dropout']) {
-    assert.ok(fns.has(fn), `no golden case for ${fn}`);
+  // every plain function of the table; memoryStats measures the WASM instance (nothing native to
+  // compare), the model's rows are the 'gpt' case (tests/node/gpt.test.mjs)
+  for (const row of core.describe().filter((r) => r.role === 'function' && r.name !== 'memoryStats')) {
+    assert.ok(fns.has(row.name), `no golden case for ${row.name} (tests/native/golden.cpp)`);
   }
 });
 
@@ -59,6 +71,6 @@ for (const c of golden.cases.filter((g) => g.fn !== 'gpt')) {   // the GPT case:
   test(`WASM reproduces native: ${c.name}`, () => {
     const args = c.args.map((a) => a);
     const got = core[c.fn](...args);
-    compare(got, c.result, c.fn, c.fn === 'randn' ? 0 : 1e-15);
+    compare(got, c.result, c.fn, c.tol);
   });
 }

@@ -72,9 +72,9 @@ test('the same seed gives the same curve', () => {
 });
 
 test('bad text, bad options and a disposed model are errors', () => {
-  assert.throws(() => core.createModel(''), { message: 'text: the training text is empty' });
-  assert.throws(() => core.createModel('the cat sat', { tMax: 16 }), { message: /11 characters is too short for the context length tMax = 16/ });
-  assert.throws(() => core.createModel(text, { heads: 5 }), { message: 'gpt: heads = 5 does not divide the width C = 48' });
+  assert.throws(() => core.createModel(''), { code: 'text_too_short', params: { fn: 'createModel', arg: 'text', length: 0, min: 330, tMax: 32 } });
+  assert.throws(() => core.createModel('the cat sat', { tMax: 16 }), { message: 'createModel: text has 11 characters, too short for the context length tMax = 16 (it needs at least 170)' });
+  assert.throws(() => core.createModel(text, { heads: 5 }), { code: 'heads_not_dividing', message: 'createModel: heads = 5 does not divide the width C = 48' });
   assert.throws(() => core.createModel(text, { width: 5 }), { code: 'unknown_option', message: /^createModel: unknown option opts\.width/ });
   assert.throws(() => core.createModel(42), { code: 'wrong_type', message: 'createModel: text must be a string, got a number' });
   const model = core.createModel(text, { C: 16, heads: 2, tMax: 16 });

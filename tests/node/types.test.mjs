@@ -102,6 +102,36 @@ test('every scalar or option argument of the wrong type throws an Error with a m
   }
 });
 
+test('every function of the table has its line in the tensor table above', () => {
+  for (const row of core.describe()) {
+    if (row.role === 'function' && row.args.some((a) => a.kind === 'tensor')) {
+      assert.ok(calls.some(([name]) => name.split(' ')[0] === row.name), `${row.name} is missing from the calls above`);
+    }
+  }
+});
+
+test('each argument of each function, given the wrong JS type, is the one a wrong_type error names (generated from the table)', () => {
+  const valid = { tensor: tensor([[1]]), number: 1, string: 'x', numbers: [1], options: {} };
+  const wrong = { tensor: 'x', number: 'x', string: 5, numbers: 'x', options: 'x' };
+  const model = core.createModel('abcdefghij'.repeat(40), { C: 8, heads: 2, layers: 1, tMax: 8 });
+  let n = 0;
+  for (const row of core.describe()) {
+    if (row.role === 'release') continue;
+    const args = row.args.filter((a) => a.kind !== 'model');   // a method's model is `this`
+    args.forEach((a, i) => {
+      const values = args.map((b, j) => (j === i ? wrong[b.kind] : valid[b.kind]));
+      const run = row.role === 'method' ? () => model[row.name](...values) : () => core[row.name](...values);
+      assert.throws(run, (e) => {
+        assert.deepEqual([e.code, e.params.fn, e.params.arg, e.params.expectedType], ['wrong_type', row.name, a.name, a.kind], `${row.name}(${a.name})`);
+        return true;
+      });
+      n++;
+    });
+  }
+  model.dispose();
+  assert.ok(n >= 50, `${n} arguments`);
+});
+
 test('after all of that the module still computes, and its memory did not grow', () => {
   const round = () => { for (const [, call] of calls) for (const bad of badTensors) { try { call(bad); } catch { /* expected */ } } };
   round();   // warm-up: the reused request and result buffers reach their size

@@ -94,7 +94,7 @@ test('18.8 mask toggle: without the causal mask the future check fails, with it 
   assert.ok(leak > 1e-6, `without the mask the prefix moves: ${leak}`);
   assert.match(await s8.locator('[data-name="verdict"]').textContent(), /leak/);
   assert.match(await s8.locator('[data-name="train-note"]').textContent(), /mask is off/);
-  assert.ok(page.url().includes('s8.causal=0'), 'the toggle is in the URL');
+  await page.waitForURL(/s8\.causal=0/);   // the toggle is in the URL (written just after the next frame)
   const noMask = await heatmapValues(s8.locator('[data-name="future"]'));
   assert.ok(noMask[0].slice(0, 7).some((v) => v > 0), 'positions <= t change');
   await s8.locator('[data-name="causal"]').check();

@@ -39,6 +39,15 @@ Shape checked_shape(std::string_view fn, std::string_view arg, const std::vector
     return s;
 }
 
+Shape checked_shape(std::string_view fn, std::string_view arg, const std::vector<double>& dims) {
+    double total = 1;
+    for (double d : dims) total *= d;
+    // the shape's own checks, with the length it describes as the data's
+    return checked_shape(fn, arg, dims, total >= 0 && total <= double(kMaxElements) ? std::size_t(total) : 0);
+}
+
+std::uint64_t checked_seed(std::string_view fn, std::string_view arg, double seed) { return detail::to_seed({fn, arg}, seed); }
+
 Tensor randn(const Shape& shape, std::uint64_t seed, double stddev) {
     if (shape.empty() || shape.size() > kMaxRank)
         throw Error(ErrorCode::shape_axes, {{"fn", "randn"}, {"arg", "shape"}, {"rank", shape.size()}, {"maxRank", kMaxRank}});
@@ -214,21 +223,6 @@ std::uint64_t to_seed(Name name, double v) {
     return std::uint64_t(v);
 }
 
-// ---- the GPT's English messages, until its sources are converted ------------------------
-void fail(const std::string& msg) { throw Error(ErrorCode::legacy, {{"fn", ""}, {"detail", msg}}); }
-void size_error(const std::string& what, std::size_t elements) {
-    fail(what + " would have " + std::to_string(elements) + " elements, more than the limit of " + std::to_string(kMaxElements));
-}
-std::size_t to_index(const char* name, double v, std::size_t lo, std::size_t hi) {
-    if (!whole_in(v, double(lo), double(hi)))
-        fail(std::string(name) + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + num(v));
-    return std::size_t(v);
-}
-std::uint64_t to_seed(const char* name, double v) {
-    if (!whole_in(v, 0, kMaxSeed)) fail(std::string(name) + " must be a whole number from 0 to 2^53 - 1, got " + num(v));
-    return std::uint64_t(v);
-}
-
 double scale_factor(const Scale& s, std::size_t hs, std::size_t C) {
     switch (s.kind) {
         case Scale::Kind::Head: return 1.0 / std::sqrt(double(hs));
@@ -289,6 +283,13 @@ std::uint64_t OptionReader::seed(const std::string& key) {
     const double v = number(key, 0);
     if (whole_in(v, 0, kMaxSeed)) return std::uint64_t(v);
     return to_seed({fn_, "opts." + key}, v);   // throws
+}
+
+std::string OptionReader::text(const std::string& key, const std::string& fallback) {
+    const OptionValue* v = raw(key);
+    if (!v) return fallback;
+    if (auto s = std::get_if<std::string>(v)) return *s;
+    wrong_type(fn_, key, "string", *v);
 }
 
 std::string OptionReader::string(const std::string& key, const std::string& fallback,

@@ -230,8 +230,6 @@ std::string english(ErrorCode code, const std::vector<ErrorParam>& params) {
             return p.s("fn") + ": the arguments or the result are too large for this tab's WebAssembly memory";
         case ErrorCode::internal:
             return p.s("fn") + ": internal error: " + p.s("detail");
-        case ErrorCode::legacy:
-            return p.s("detail");
     }
     return "unknown error";
 }

@@ -8,19 +8,18 @@
 
 namespace attn {
 
-using detail::fail;
-
 namespace {
-std::vector<char32_t> utf8_decode(const std::string& s, const std::string& what) {
+std::vector<char32_t> utf8_decode(const std::string& s, std::string_view fn, std::string_view arg) {
+    auto bad = [&](std::size_t at) { throw Error(ErrorCode::bad_utf8, {{"fn", fn}, {"arg", arg}, {"byte", at}}); };
     std::vector<char32_t> out;
     for (std::size_t i = 0; i < s.size();) {
         const unsigned char c = static_cast<unsigned char>(s[i]);
         const int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        if (n == 0 || i + std::size_t(n) > s.size()) fail(what + ": not valid UTF-8 at byte " + std::to_string(i));
+        if (n == 0 || i + std::size_t(n) > s.size()) bad(i);
         char32_t cp = n == 1 ? c : c & (0x7F >> n);
         for (int k = 1; k < n; ++k) {
             const unsigned char cc = static_cast<unsigned char>(s[i + std::size_t(k)]);
-            if ((cc >> 6) != 2) fail(what + ": not valid UTF-8 at byte " + std::to_string(i));
+            if ((cc >> 6) != 2) bad(i);
             cp = (cp << 6) | (cc & 0x3F);
         }
         out.push_back(cp);
@@ -40,20 +39,17 @@ std::string utf8_encode(char32_t cp) {
 
 CharData::CharData(const std::string& utf8, std::size_t t_max) {
     if (utf8.size() > kMaxBytes)
-        fail("text: " + std::to_string(utf8.size()) + " bytes is more than the limit of " + std::to_string(kMaxBytes));
-    const std::vector<char32_t> text = utf8_decode(utf8, "text");
-    if (text.empty()) fail("text: the training text is empty");
+        throw Error(ErrorCode::text_too_large, {{"fn", "createModel"}, {"arg", "text"}, {"length", utf8.size()}, {"limit", kMaxBytes}});
+    const std::vector<char32_t> text = utf8_decode(utf8, "createModel", "text");
     // both splits need a full window of t_max + 1 characters: 10 windows in all is the minimum
     const std::size_t need = 10 * (t_max + 1);
     if (text.size() < need)
-        fail("text: " + std::to_string(text.size()) + " characters is too short for the context length tMax = " +
-             std::to_string(t_max) + "; it needs at least " + std::to_string(need));
+        throw Error(ErrorCode::text_too_short, {{"fn", "createModel"}, {"arg", "text"}, {"length", text.size()}, {"min", need}, {"tMax", t_max}});
     chars_ = text;
     std::sort(chars_.begin(), chars_.end());
     chars_.erase(std::unique(chars_.begin(), chars_.end()), chars_.end());
-    if (chars_.size() > kMaxVocab)
-        fail("text: " + std::to_string(chars_.size()) + " distinct characters is more than the limit of " + std::to_string(kMaxVocab));
-    if (chars_.size() < 2) fail("text: it needs at least 2 distinct characters");
+    if (chars_.size() < 2 || chars_.size() > kMaxVocab)
+        throw Error(ErrorCode::vocab_size, {{"fn", "createModel"}, {"arg", "text"}, {"vocab", chars_.size()}, {"min", 2}, {"max", kMaxVocab}});
     std::vector<int> ids(text.size());
     for (std::size_t i = 0; i < text.size(); ++i)
         ids[i] = int(std::lower_bound(chars_.begin(), chars_.end(), text[i]) - chars_.begin());
@@ -62,11 +58,12 @@ CharData::CharData(const std::string& utf8, std::size_t t_max) {
     val_.assign(ids.begin() + long(n_train), ids.end());
 }
 
-std::vector<int> CharData::encode(const std::string& utf8, const std::string& what) const {
+std::vector<int> CharData::encode(const std::string& utf8, std::string_view fn, std::string_view arg) const {
     std::vector<int> ids;
-    for (char32_t cp : utf8_decode(utf8, what)) {
+    for (char32_t cp : utf8_decode(utf8, fn, arg)) {
         auto it = std::lower_bound(chars_.begin(), chars_.end(), cp);
-        if (it == chars_.end() || *it != cp) fail(what + ": the character '" + utf8_encode(cp) + "' is not in the training text's vocabulary");
+        if (it == chars_.end() || *it != cp)
+            throw Error(ErrorCode::char_not_in_vocab, {{"fn", fn}, {"arg", arg}, {"character", utf8_encode(cp)}});
         ids.push_back(int(it - chars_.begin()));
     }
     return ids;

@@ -11,16 +11,15 @@
 
 namespace attn {
 
-using detail::fail;
-
 // ---- parameters ---------------------------------------------------------------------------------
 Gpt::Gpt(const GptConfig& cfg) : cfg_(cfg) {
-    if (cfg.vocab < 2) fail("gpt: the vocabulary needs at least 2 characters, got " + std::to_string(cfg.vocab));
-    if (cfg.C < 1 || cfg.C > 512) fail("gpt: C must be from 1 to 512, got " + std::to_string(cfg.C));
-    if (cfg.heads < 1 || cfg.C % cfg.heads != 0)
-        fail("gpt: heads = " + std::to_string(cfg.heads) + " does not divide the width C = " + std::to_string(cfg.C));
-    if (cfg.layers < 1 || cfg.layers > 12) fail("gpt: layers must be from 1 to 12, got " + std::to_string(cfg.layers));
-    if (cfg.t_max < 1 || cfg.t_max > 512) fail("gpt: tMax must be from 1 to 512, got " + std::to_string(cfg.t_max));
+    const char* fn = "createModel";
+    if (cfg.vocab < 2 || cfg.vocab > CharData::kMaxVocab)
+        throw Error(ErrorCode::vocab_size, {{"fn", fn}, {"arg", "text"}, {"vocab", cfg.vocab}, {"min", 2}, {"max", CharData::kMaxVocab}});
+    for (const auto& [arg, v, hi] : {std::tuple{"opts.C", cfg.C, kGptMaxC}, std::tuple{"opts.heads", cfg.heads, kGptMaxC},
+                                     std::tuple{"opts.layers", cfg.layers, kGptMaxLayers}, std::tuple{"opts.tMax", cfg.t_max, kGptMaxT}})
+        if (v < 1 || v > hi) detail::to_index({fn, arg}, double(v), 1, hi);
+    if (cfg.C % cfg.heads != 0) throw Error(ErrorCode::heads_not_dividing, {{"fn", fn}, {"heads", cfg.heads}, {"axis", "C"}, {"width", cfg.C}});
     const std::size_t V = cfg.vocab, C = cfg.C, L = cfg.layers;
     std::size_t o = 0;
     auto take = [&o](std::size_t n) { const std::size_t at = o; o += n; return at; };
@@ -41,7 +40,7 @@ Gpt::Gpt(const GptConfig& cfg) : cfg_(cfg) {
     layout_.lnfw = take(C);
     layout_.lnfb = take(C);
     layout_.total = o;
-    if (o > kMaxElements) detail::size_error("gpt: parameters", o);
+    if (o > kMaxElements) detail::too_large({fn, "parameters"}, "", {o});
     params_.assign(o, 0.0);
     grads_.assign(o, 0.0);
     m_.assign(o, 0.0);
@@ -78,12 +77,19 @@ std::vector<GptParamTensor> Gpt::param_tensors() const {
 
 // ---- forward ------------------------------------------------------------------------------------
 double Gpt::forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T) {
-    if (B < 1 || T < 1 || T > cfg_.t_max)
-        fail("gpt: T = " + std::to_string(T) + " must be from 1 to tMax = " + std::to_string(cfg_.t_max) + " (the position table has no row past it)");
-    if (tokens.size() != B * T) fail("gpt: tokens must hold B * T = " + std::to_string(B * T) + " ids, got " + std::to_string(tokens.size()));
-    if (!targets.empty() && targets.size() != B * T) fail("gpt: targets must hold B * T ids");
-    for (int id : tokens) if (id < 0 || std::size_t(id) >= cfg_.vocab) fail("gpt: token id " + std::to_string(id) + " is outside the vocabulary");
-    for (int id : targets) if (id < 0 || std::size_t(id) >= cfg_.vocab) fail("gpt: target id " + std::to_string(id) + " is outside the vocabulary");
+    // (the trainer only passes valid batches: these guard the C++ API)
+    const char* fn = "forward";
+    if (B < 1) detail::to_index({fn, "B"}, 0, 1, kMaxElements);
+    if (T < 1) detail::to_index({fn, "T"}, 0, 1, cfg_.t_max);
+    if (T > cfg_.t_max) throw Error(ErrorCode::position_past_table, {{"fn", fn}, {"T", T}, {"tMax", cfg_.t_max}});
+    for (const auto& [arg, ids] : {std::pair{"tokens", &tokens}, std::pair{"targets", &targets}}) {
+        if (ids == &targets && ids->empty()) continue;
+        if (ids->size() != B * T)
+            throw Error(ErrorCode::length_range, {{"fn", fn}, {"arg", arg}, {"length", ids->size()}, {"min", B * T}, {"max", B * T}});
+        for (std::size_t i = 0; i < ids->size(); ++i)
+            if ((*ids)[i] < 0 || std::size_t((*ids)[i]) >= cfg_.vocab)
+                detail::to_index({fn, std::string(arg) + "[" + std::to_string(i) + "]"}, (*ids)[i], 0, cfg_.vocab - 1);
+    }
     const std::size_t V = cfg_.vocab, C = cfg_.C, L = cfg_.layers, NH = cfg_.heads, BT = B * T;
     B_ = B; T_ = T; tokens_ = tokens; targets_ = targets;
     GptActivations& a = acts_;
@@ -135,7 +141,9 @@ double Gpt::forward(const std::vector<int>& tokens, const std::vector<int>& targ
     detail::gemm_nt_acc(a.logits.data(), a.lnf.data(), p + P.wte, BT, C, V);
     detail::softmax_forward(a.probs.data(), a.logits.data(), BT, V);
     for (std::size_t i = 0; i < BT * V; ++i)
-        if (!std::isfinite(a.logits[i])) fail("gpt: the logits overflow float64: the parameters have diverged");
+        if (!std::isfinite(a.logits[i]))   // the parameters have diverged
+            throw Error(ErrorCode::overflow, {{"fn", fn}, {"quantity", "logits"}, {"formula", "lnf wte^T"}, {"value", a.logits[i]},
+                                              {"index", std::vector<double>{double(i / (T * V)), double(i / V % T), double(i % V)}}});
     // loss = mean -ln probs[target]
     return targets.empty() ? std::numeric_limits<double>::quiet_NaN() : detail::crossentropy_forward(a.probs.data(), targets.data(), BT, V);
 }
@@ -144,7 +152,7 @@ double Gpt::forward(const std::vector<int>& tokens, const std::vector<int>& targ
 void Gpt::zero_grad() { std::fill(grads_.begin(), grads_.end(), 0.0); }
 
 void Gpt::backward() {
-    if (targets_.empty()) fail("gpt: backward needs a forward pass with targets first");
+    if (targets_.empty()) throw Error(ErrorCode::internal, {{"fn", "backward"}, {"detail", "backward needs a forward pass with targets first"}});
     const std::size_t V = cfg_.vocab, C = cfg_.C, L = cfg_.layers, NH = cfg_.heads, B = B_, T = T_, BT = B * T;
     const double* p = params_.data();
     double* g = grads_.data();
@@ -208,7 +216,7 @@ Tensor Gpt::logits() const {
 }
 
 Tensor Gpt::attention(std::size_t layer) const {
-    if (layer >= cfg_.layers) fail("gpt: layer " + std::to_string(layer) + " is past the " + std::to_string(cfg_.layers) + " layers");
+    if (layer >= cfg_.layers) detail::to_index({"attention", "layer"}, double(layer), 0, cfg_.layers - 1);
     const std::size_t n = B_ * cfg_.heads * T_ * T_;
     Tensor t = Tensor::from_shape({B_, cfg_.heads, T_, T_});
     std::copy(acts_.att.begin() + long(layer * n), acts_.att.begin() + long((layer + 1) * n), t.begin());
@@ -216,9 +224,9 @@ Tensor Gpt::attention(std::size_t layer) const {
 }
 
 // ---- whole-model gradient check ----------------------------------------------------------------
-GptGradcheck gpt_gradcheck(std::uint64_t seed) {
+GptGradcheck gpt_gradcheck(double seed) {
     GptConfig cfg;
-    cfg.vocab = 7; cfg.C = 8; cfg.heads = 2; cfg.layers = 2; cfg.t_max = 4; cfg.seed = seed;
+    cfg.vocab = 7; cfg.C = 8; cfg.heads = 2; cfg.layers = 2; cfg.t_max = 4; cfg.seed = detail::to_seed({"gptGradcheck", "seed"}, seed);
     Gpt model(cfg);
     // larger weights than the 0.02 init, so that every path carries a visible gradient
     detail::Rng rng(seed + 1);

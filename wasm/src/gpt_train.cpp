@@ -9,14 +9,12 @@
 
 namespace attn {
 
-using detail::fail;
-
 CharTrainer::CharTrainer(const std::string& text, GptConfig cfg, TrainOptions opts)
     : data_(text, cfg.t_max), cfg_((cfg.vocab = data_.vocab(), cfg)), model_(cfg_), opts_(opts), batch_seed_(cfg.seed * 7919 + 17) {
-    if (opts_.t < 1 || opts_.t > cfg_.t_max)
-        fail("train: T = " + std::to_string(opts_.t) + " must be from 1 to tMax = " + std::to_string(cfg_.t_max));
-    if (opts_.batch < 1 || opts_.batch > 256) fail("train: batch must be from 1 to 256, got " + std::to_string(opts_.batch));
-    if (!(opts_.lr > 0 && opts_.lr < 1)) fail("train: lr must be in (0, 1), got " + detail::num(opts_.lr));
+    if (opts_.t < 1 || opts_.t > cfg_.t_max) detail::to_index({"createModel", "opts.T"}, double(opts_.t), 1, cfg_.t_max);
+    if (opts_.batch < 1 || opts_.batch > kGptMaxBatch) detail::to_index({"createModel", "opts.batch"}, double(opts_.batch), 1, kGptMaxBatch);
+    if (!(opts_.lr > 0 && opts_.lr < 1))
+        throw Error(ErrorCode::number_range, {{"fn", "createModel"}, {"arg", "opts.lr"}, {"value", opts_.lr}, {"range", "(0, 1)"}});
 }
 
 std::vector<int> CharTrainer::batch(const std::vector<int>& split, std::uint64_t seed, std::vector<int>& targets) const {
@@ -35,7 +33,7 @@ std::vector<int> CharTrainer::batch(const std::vector<int>& split, std::uint64_t
 }
 
 double CharTrainer::train_steps(std::size_t n) {
-    if (n < 1 || n > 100000) fail("trainSteps: n must be from 1 to 100000, got " + std::to_string(n));
+    if (n < 1 || n > kGptMaxSteps) detail::to_index({"trainSteps", "n"}, double(n), 1, kGptMaxSteps);
     double total = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
         std::vector<int> y;
@@ -49,7 +47,7 @@ double CharTrainer::train_steps(std::size_t n) {
 }
 
 double CharTrainer::evaluate(bool validation, std::size_t batches) {
-    if (batches < 1 || batches > 1000) fail("evaluate: batches must be from 1 to 1000, got " + std::to_string(batches));
+    if (batches < 1 || batches > kGptMaxEvalBatches) detail::to_index({"evaluate", "batches"}, double(batches), 1, kGptMaxEvalBatches);
     double total = 0.0;
     for (std::size_t i = 0; i < batches; ++i) {   // the same seeded batches every time: comparable curves
         std::vector<int> y;
@@ -60,9 +58,10 @@ double CharTrainer::evaluate(bool validation, std::size_t batches) {
 }
 
 std::string CharTrainer::sample(const std::string& prompt, std::size_t length, double temperature, std::uint64_t seed) {
-    if (length > 2000) fail("sample: length must be at most 2000, got " + std::to_string(length));
-    if (!(temperature > 0.0 && temperature <= 10.0)) fail("sample: temperature must be in (0, 10], got " + detail::num(temperature));
-    std::vector<int> ids = prompt.empty() ? std::vector<int>{} : data_.encode(prompt, "sample: prompt");
+    if (length > kGptMaxSample) detail::to_index({"sample", "opts.length"}, double(length), 0, kGptMaxSample);
+    if (!(temperature > 0.0 && temperature <= 10.0))
+        throw Error(ErrorCode::number_range, {{"fn", "sample"}, {"arg", "opts.temperature"}, {"value", temperature}, {"range", "(0, 10]"}});
+    std::vector<int> ids = prompt.empty() ? std::vector<int>{} : data_.encode(prompt, "sample", "opts.prompt");
     if (ids.empty()) ids.push_back(data_.train()[0]);
     const std::size_t start = ids.size();
     detail::Rng rng(seed);
@@ -85,9 +84,9 @@ std::string CharTrainer::sample(const std::string& prompt, std::size_t length, d
 }
 
 std::vector<Tensor> CharTrainer::attention_maps(const std::string& text) {
-    const std::vector<int> ids = data_.encode(text, "attention: text");
+    const std::vector<int> ids = data_.encode(text, "attention", "text");
     if (ids.empty() || ids.size() > cfg_.t_max)
-        fail("attention: text must have 1 to tMax = " + std::to_string(cfg_.t_max) + " characters, got " + std::to_string(ids.size()));
+        throw Error(ErrorCode::text_length, {{"fn", "attention"}, {"arg", "text"}, {"length", ids.size()}, {"min", 1}, {"max", cfg_.t_max}});
     model_.forward(ids, {}, 1, ids.size());
     std::vector<Tensor> maps;
     for (std::size_t l = 0; l < cfg_.layers; ++l) {
@@ -99,11 +98,11 @@ std::vector<Tensor> CharTrainer::attention_maps(const std::string& text) {
 }
 
 FutureCheck CharTrainer::future_check(const std::string& text, std::size_t t, std::uint64_t seed) {
-    const std::vector<int> ids = data_.encode(text, "futureCheck: text");
+    const std::vector<int> ids = data_.encode(text, "futureCheck", "text");
     const std::size_t T = ids.size(), V = cfg_.vocab;
     if (T < 2 || T > cfg_.t_max)
-        fail("futureCheck: text must have 2 to tMax = " + std::to_string(cfg_.t_max) + " characters, got " + std::to_string(T));
-    if (t > T - 2) fail("futureCheck: t must be from 0 to T - 2 = " + std::to_string(T - 2) + ", got " + std::to_string(t));
+        throw Error(ErrorCode::text_length, {{"fn", "futureCheck"}, {"arg", "text"}, {"length", T}, {"min", 2}, {"max", cfg_.t_max}});
+    if (t > T - 2) throw Error(ErrorCode::t_past_end, {{"fn", "futureCheck"}, {"arg", "opts.t"}, {"value", t}, {"max", T - 2}});
     model_.forward(ids, {}, 1, T);
     const Tensor before = model_.logits();
     std::vector<int> changed = ids;
@@ -124,17 +123,47 @@ CharTrainer make_trainer(const std::string& text, const Options& opts) {
     detail::OptionReader r(opts, "createModel");
     GptConfig cfg;
     TrainOptions to;
-    cfg.C = detail::to_index("createModel: option 'C'", r.number("C", 48), 1, 512);
-    cfg.heads = detail::to_index("createModel: option 'heads'", r.number("heads", 4), 1, 512);
-    cfg.layers = detail::to_index("createModel: option 'layers'", r.number("layers", 2), 1, 12);
-    cfg.t_max = detail::to_index("createModel: option 'tMax'", r.number("tMax", 32), 1, 512);
-    cfg.seed = detail::to_seed("createModel: option 'seed'", r.number("seed", 0));
+    cfg.C = r.index("C", 48, 1, kGptMaxC);
+    cfg.heads = r.index("heads", 4, 1, kGptMaxC);
+    cfg.layers = r.index("layers", 2, 1, kGptMaxLayers);
+    cfg.t_max = r.index("tMax", 32, 1, kGptMaxT);
+    cfg.seed = r.seed("seed");
     cfg.causal = r.boolean("causal", true);
-    to.batch = detail::to_index("createModel: option 'batch'", r.number("batch", 8), 1, 256);
-    to.t = detail::to_index("createModel: option 'T'", r.number("T", double(cfg.t_max)), 1, 512);
+    to.batch = r.index("batch", 8, 1, kGptMaxBatch);
+    to.t = r.index("T", double(cfg.t_max), 1, cfg.t_max);
     to.lr = r.number("lr", 3e-3);
     r.finish();
     return CharTrainer(text, cfg, to);
+}
+
+// ---- as JavaScript calls them: numbers as JS gives them, checked here ------------------------------
+TrainProgress train_steps(CharTrainer& tr, double n) {
+    const double loss = tr.train_steps(detail::to_index({"trainSteps", "n"}, n, 1, kGptMaxSteps));
+    return {loss, tr.model().steps()};
+}
+
+Evaluation evaluate(CharTrainer& tr, double batches) {
+    const std::size_t n = detail::to_index({"evaluate", "batches"}, batches, 1, kGptMaxEvalBatches);
+    const double train = tr.evaluate(false, n);
+    return {train, tr.evaluate(true, n)};
+}
+
+std::string sample(CharTrainer& tr, const Options& opts) {
+    detail::OptionReader r(opts, "sample");
+    const std::string prompt = r.text("prompt", "");
+    const std::size_t length = r.index("length", 80, 0, kGptMaxSample);
+    const double temperature = r.number("temperature", 1.0);
+    const std::uint64_t seed = r.seed("seed");
+    r.finish();
+    return tr.sample(prompt, length, temperature, seed);
+}
+
+FutureCheck future_check(CharTrainer& tr, const std::string& text, const Options& opts) {
+    detail::OptionReader r(opts, "futureCheck");
+    const std::size_t t = r.index("t", 0, 0, kGptMaxT);
+    const std::uint64_t seed = r.seed("seed");
+    r.finish();
+    return tr.future_check(text, t, seed);
 }
 
 }  // namespace attn

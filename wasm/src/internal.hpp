@@ -19,7 +19,8 @@ namespace attn::detail {
 // xoshiro256** seeded by splitmix64. Its integer output is fully specified by this code;
 // the normal transform (Marsaglia's polar method) uses only +, -, *, / and sqrt, which are
 // correctly rounded in IEEE-754, plus log_det below, so one seed gives bit-identical
-// numbers under g++/glibc and Emscripten/musl.
+// numbers under g++/glibc and Emscripten/musl (the standard library's distributions do not:
+// docs/toolchain.md, item 7).
 double log_det(double x);   // natural log for x > 0, from +, -, *, / only
 
 class Rng {
@@ -66,13 +67,6 @@ constexpr double kMaxSeed = 9007199254740991.0;   // 2^53 - 1: every whole numbe
 std::uint64_t to_seed(Name name, double v);
 double scale_factor(const Scale& s, std::size_t hs, std::size_t C);
 
-// Until the GPT's sources are converted (they are being split): English messages under the
-// temporary code `legacy`.
-[[noreturn]] void fail(const std::string& msg);
-[[noreturn]] void size_error(const std::string& what, std::size_t elements);
-std::size_t to_index(const char* name, double v, std::size_t lo, std::size_t hi);
-std::uint64_t to_seed(const char* name, double v);
-
 // ---- Options -------------------------------------------------------------------------
 // Reads typed values out of an Options map and rejects keys that were never read. Errors name
 // the option as opts.<key>.
@@ -85,6 +79,7 @@ public:
     double number(const std::string& key, double fallback);
     std::size_t index(const std::string& key, double fallback, std::size_t lo, std::size_t hi);   // a whole number
     std::uint64_t seed(const std::string& key);                                                   // default 0
+    std::string text(const std::string& key, const std::string& fallback);                         // any string
     // one of `allowed`; a value of another type is reported as not `expected_type`
     std::string string(const std::string& key, const std::string& fallback,
                        std::initializer_list<const char*> allowed, const char* expected_type = "string");
@@ -108,8 +103,8 @@ SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Sdp
 
 // ---- Kernels (no checks) ---------------------------------------------------------------
 // Dot product with two interleaved partial sums (even and odd indices), added at the end: the
-// same order in every build, so native and WebAssembly agree bit for bit, and two independent
-// chains that the compilers can keep in one SIMD register.
+// same order in every build, so native and WebAssembly agree bit for bit (docs/toolchain.md,
+// item 10), and two independent chains that the compilers can keep in one SIMD register.
 inline double dot2(const double* a, const double* b, std::size_t n) {
     double s0 = 0.0, s1 = 0.0;
     std::size_t c = 0;
@@ -120,16 +115,43 @@ inline double dot2(const double* a, const double* b, std::size_t n) {
     if (c < n) s0 += a[c] * b[c];
     return s0 + s1;
 }
+// out[r] = dot2(a, b + r * stride, n) * scale for r = 0..3: four dot products against one `a`, each
+// summed exactly as dot2 sums it (the same bits), in eight independent chains that share the loads
+// of `a` (one chain at a time waits on each addition: the attention scores' hot loop).
+inline void dot2x4(const double* a, const double* b, std::size_t stride, std::size_t n, double scale, double* out) {
+    const double *b0 = b, *b1 = b + stride, *b2 = b + 2 * stride, *b3 = b + 3 * stride;
+    double e0 = 0.0, e1 = 0.0, e2 = 0.0, e3 = 0.0, o0 = 0.0, o1 = 0.0, o2 = 0.0, o3 = 0.0;
+    std::size_t c = 0;
+    for (; c + 1 < n; c += 2) {
+        const double x = a[c], y = a[c + 1];
+        e0 += x * b0[c]; o0 += y * b0[c + 1];
+        e1 += x * b1[c]; o1 += y * b1[c + 1];
+        e2 += x * b2[c]; o2 += y * b2[c + 1];
+        e3 += x * b3[c]; o3 += y * b3[c + 1];
+    }
+    if (c < n) { e0 += a[c] * b0[c]; e1 += a[c] * b1[c]; e2 += a[c] * b2[c]; e3 += a[c] * b3[c]; }
+    out[0] = (e0 + o0) * scale;
+    out[1] = (e1 + o1) * scale;
+    out[2] = (e2 + o2) * scale;
+    out[3] = (e3 + o3) * scale;
+}
 
-// Masked softmax along the last axis of rows of length n. allowed(i, j) tells whether the
-// entry of row i (within its (Tq, Tk) matrix), column j, may be attended.
-// Matrix products, row-major, accumulating into `out` (the caller zeroes it or puts a bias there).
-// out (n, m) += a (n, k) b (k, m)
+// Matrix products, row-major, accumulating into `out` (the caller zeroes it or puts a bias there);
+// the project's own because there is no BLAS for WebAssembly (docs/toolchain.md, item 9).
+// out (n, m) += a (n, k) b (k, m); four rows of b per pass over a row of out, added in the order
+// c = 0, 1, 2, ... (the same bits as one row at a time, with a quarter of the loads and stores of out)
 inline void gemm_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t k, std::size_t m) {
     for (std::size_t i = 0; i < n; ++i) {
         double* o = out + i * m;
-        for (std::size_t c = 0; c < k; ++c) {
-            const double av = a[i * k + c];
+        const double* ai = a + i * k;
+        std::size_t c = 0;
+        for (; c + 4 <= k; c += 4) {
+            const double a0 = ai[c], a1 = ai[c + 1], a2 = ai[c + 2], a3 = ai[c + 3];
+            const double *b0 = b + c * m, *b1 = b0 + m, *b2 = b1 + m, *b3 = b2 + m;
+            for (std::size_t j = 0; j < m; ++j) o[j] = (((o[j] + a0 * b0[j]) + a1 * b1[j]) + a2 * b2[j]) + a3 * b3[j];
+        }
+        for (; c < k; ++c) {
+            const double av = ai[c];
             const double* br = b + c * m;
             for (std::size_t j = 0; j < m; ++j) o[j] += av * br[j];
         }

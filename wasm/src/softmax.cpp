@@ -151,36 +151,25 @@ SoftmaxResult softmax(const Tensor& scores, const SoftmaxOptions& opts) {
                 idx.insert(idx.end(), tail.begin(), tail.end());
                 res.masked_rows.push_back(idx);
             }
-            if (opts.order == MaskOrder::Before) {
-                // -inf before the softmax: masked entries get exp(-inf) = 0 and the allowed ones
-                // share the whole unit of weight. With nothing allowed there is no denominator: NaN.
-                if (!any_allowed) {
-                    for (std::size_t j = 0; j < n; ++j) w[base + j * inner] = nan;
-                    continue;
-                }
-                double sum = 0.0;
-                for (std::size_t j = 0; j < n; ++j) {
-                    const std::size_t f = base + j * inner;
-                    w[f] = allowed(f) ? std::exp(s[f] - mx) : 0.0;
-                    sum += w[f];
-                }
-                for (std::size_t j = 0; j < n; ++j) w[base + j * inner] /= sum;
-            } else {
-                // Softmax over everything, then zero the masked entries: the rest no longer sums to 1.
-                if (!any_finite) {
-                    for (std::size_t j = 0; j < n; ++j) w[base + j * inner] = nan;
-                    continue;
-                }
-                double sum = 0.0;
-                for (std::size_t j = 0; j < n; ++j) {
-                    const std::size_t f = base + j * inner;
-                    w[f] = s[f] == kNegInf ? 0.0 : std::exp(s[f] - mx_all);
-                    sum += w[f];
-                }
-                for (std::size_t j = 0; j < n; ++j) {
-                    const std::size_t f = base + j * inner;
-                    w[f] = allowed(f) ? w[f] / sum : 0.0;
-                }
+            // Mask before (the default): -inf before the softmax, so masked entries get exp(-inf) = 0 and
+            // the allowed ones share the whole unit of weight; with nothing allowed there is no
+            // denominator: NaN. Mask after: a softmax over every finite score, then the masked entries
+            // are zeroed, and the rest no longer sums to 1.
+            const bool before = opts.order == MaskOrder::Before;
+            if (!(before ? any_allowed : any_finite)) {
+                for (std::size_t j = 0; j < n; ++j) w[base + j * inner] = nan;
+                continue;
+            }
+            const double m = before ? mx : mx_all;
+            double sum = 0.0;
+            for (std::size_t j = 0; j < n; ++j) {
+                const std::size_t f = base + j * inner;
+                w[f] = (before ? allowed(f) : s[f] != kNegInf) ? std::exp(s[f] - m) : 0.0;
+                sum += w[f];
+            }
+            for (std::size_t j = 0; j < n; ++j) {
+                const std::size_t f = base + j * inner;
+                w[f] = allowed(f) ? w[f] / sum : 0.0;
             }
         }
     return res;

@@ -30,10 +30,21 @@ document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 document.title = t('title');
 
 function writeUrl() {
+  urlDue = false;
   const url = new URL(location.href);
   url.search = params.toString();
   history.replaceState(null, '', url);
 }
+// An edit's state reaches the URL just after the frame that shows the edit: replaceState costs
+// a few milliseconds (more on a slow phone), and a run of edits within one frame writes it once.
+// Leaving the page writes what is still due.
+let urlDue = false;
+function writeUrlSoon() {
+  if (urlDue) return;
+  urlDue = true;
+  requestAnimationFrame(() => setTimeout(() => { if (urlDue) writeUrl(); }, 0));
+}
+addEventListener('pagehide', () => { if (urlDue) writeUrl(); });
 
 function header() {
   const other = lang === 'zh' ? 'en' : 'zh';
@@ -61,7 +72,7 @@ async function main() {
   const root = h('main');
   app.append(root);
   const lab = await mountLab(root, {
-    lang, params, notices, onState: writeUrl,
+    lang, params, notices, onState: writeUrlSoon,
     sections: embedded ? [embedded.id] : SECTIONS.map((s) => s.id),
     exerciseOptions: course.exerciseOptions,
   });

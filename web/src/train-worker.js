@@ -70,7 +70,8 @@ const handle = dispatcher(REQUESTS, {
     post('paused', { step });
   },
   sample(m) {
-    post('sample', { text: needModel().sample(m), step });
+    // only the options: the core rejects an option it does not know (the message's `type`)
+    post('sample', { text: needModel().sample({ prompt: m.prompt, length: m.length, temperature: m.temperature, seed: m.seed }), step });
   },
   attention(m) {
     post('attention', { text: m.text, maps: needModel().attention(m.text), step });

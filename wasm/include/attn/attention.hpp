@@ -48,10 +48,13 @@ using Options = std::map<std::string, OptionValue>;
 // to `length` and at most kMaxElements. fn and arg name the function and argument for errors.
 constexpr std::size_t kMaxRank = 6;
 Shape checked_shape(std::string_view fn, std::string_view arg, const std::vector<double>& dims, std::size_t length);
+Shape checked_shape(std::string_view fn, std::string_view arg, const std::vector<double>& dims);   // a shape alone
+// A seed as JS gives it, checked: a whole number from 0 to 2^53 - 1.
+std::uint64_t checked_seed(std::string_view fn, std::string_view arg, double seed);
 
 // ---------------------------------------------------------------------------------------
 // Random numbers: one seed gives the same numbers natively and in WebAssembly (the normal
-// transform is ours, not the standard library's; see TOOLCHAIN.md item 7).
+// transform is ours, not the standard library's; see docs/toolchain.md, item 7).
 Tensor randn(const Shape& shape, std::uint64_t seed, double stddev = 1.0);   // N(0, stddev^2)
 
 // ---------------------------------------------------------------------------------------

@@ -121,8 +121,7 @@ namespace attn {
     /* the boundary */                                                                                             \
     X(disposed, "fn", "a model used after dispose()")                                                              \
     X(out_of_memory, "fn", "arguments or results too large for the WebAssembly memory")                           \
-    X(internal, "fn detail", "a bug: please report it")                                                            \
-    X(legacy, "fn detail", "temporary: the GPT's errors until they are coded (detail is the whole message)")
+    X(internal, "fn detail", "a bug: please report it")
 
 enum class ErrorCode {
 #define ATTN_X(code, params, doc) code,

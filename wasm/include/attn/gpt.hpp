@@ -18,6 +18,10 @@
 
 namespace attn {
 
+// Limits of the configuration and of each call, checked by the functions below.
+constexpr std::size_t kGptMaxC = 512, kGptMaxLayers = 12, kGptMaxT = 512, kGptMaxBatch = 256;
+constexpr std::size_t kGptMaxSteps = 100000, kGptMaxEvalBatches = 1000, kGptMaxSample = 2000;
+
 struct GptConfig {
     std::size_t vocab = 0;     // V, set from the text
     std::size_t C = 48;        // model width
@@ -104,7 +108,8 @@ public:
     const std::vector<char32_t>& chars() const { return chars_; }
     const std::vector<int>& train() const { return train_; }
     const std::vector<int>& val() const { return val_; }
-    std::vector<int> encode(const std::string& utf8, const std::string& what) const;   // error on unknown characters
+    // error on unknown characters, naming the function and argument (fn, arg) the text came from
+    std::vector<int> encode(const std::string& utf8, std::string_view fn, std::string_view arg) const;
     std::string decode(const std::vector<int>& ids) const;
     double unigram_entropy() const;   // of the training split, in nats
 private:
@@ -150,8 +155,18 @@ CharTrainer make_trainer(const std::string& text, const Options& opts);
 
 // Gradient check of the whole model on a tiny configuration (V 7, C 8, 2 heads, 2 layers, T 4,
 // B 2) against central finite differences, with the lab's gradcheck (PyTorch's tolerances):
-// max |analytic - numeric| over all parameters, and the result per parameter tensor.
+// max |analytic - numeric| over all parameters, and the result per parameter tensor. seed: a whole
+// number from 0 to 2^53 - 1.
 struct GptGradcheck { bool passed; double max_abs_error; std::size_t params; std::vector<GradcheckInput> inputs; };
-GptGradcheck gpt_gradcheck(std::uint64_t seed);
+GptGradcheck gpt_gradcheck(double seed);
+
+// ---- As JavaScript calls them (wasm/bindings/table.cpp): numbers and options as JS gives them,
+// checked here like every argument above.
+struct TrainProgress { double loss; std::size_t step; };   // mean loss of the n steps, steps so far
+TrainProgress train_steps(CharTrainer& tr, double n);
+struct Evaluation { double train, val; };
+Evaluation evaluate(CharTrainer& tr, double batches);   // the same fixed batches of each split
+std::string sample(CharTrainer& tr, const Options& opts);   // {prompt = '', length = 80, temperature = 1, seed = 0}
+FutureCheck future_check(CharTrainer& tr, const std::string& text, const Options& opts);   // {t = 0, seed = 0}
 
 }  // namespace attn

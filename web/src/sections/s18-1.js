@@ -93,6 +93,7 @@ export default {
         A.set(matrixAt(r.A), { rowMarks: Object.fromEntries(sums.map((v, i) => [i, fmt(v, 3)])), rowMarkValues: sums, rowMarksLabel: t('rowSum') });
         y0.set(matrixAt(r.Y, 0));
         if (s.batch) y1.set(matrixAt(r.Y, 1));
+        else y1.clear();   // hidden: nothing stale kept for when the batch is shown again
         loop.set(matrixAt(r.loop, 0), { label: t(s.norm ? 'loop' : 'loopSum') });
         xBadge.textContent = `${t('xShape')} ${shapeText(['B', 'T', 'C'], r.X.shape)}`;
         yBadge.textContent = `${t('yShape')} ${shapeText(['B', 'T', 'C'], r.Y.shape)}`;

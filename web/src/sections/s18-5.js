@@ -80,6 +80,7 @@ export default {
         r.pc.perm.forEach((p, i) => { rows[p] = shuffled[i]; });
         unshuffled.set(rows, { shape: r.pc.permutedOut.shape });
         if (r.table) table.set(matrixAt(r.table));
+        else table.clear();   // hidden without positions
         const equivariant = r.pc.maxDiff < 1e-12;
         const verdict = r.pc.perm.length < 2 ? ['', t('oneRow')] : ['', t(equivariant ? 'equi' : 'broken'), equivariant ? 'good' : 'bad'];
         out.set([[t('diff'), fmtErr(r.pc.maxDiff), 'diff', r.pc.maxDiff], verdict]);

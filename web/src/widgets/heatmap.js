@@ -162,34 +162,46 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   }
 
 
-  // Same shape and labels as last time: change the cells in place (no new nodes, less layout).
+  // Same shape and labels as last time: change the cells in place (no new nodes, less layout),
+  // and only the cells whose value, colour or label changed (shown: what each cell shows now).
+  let shown = [];
   function updateCells(rows, opts, { signed, max }) {
     const trs = table.tBodies[0].rows;
     for (let i = 0; i < rows.length; i++) {
       const tr = trs[i];
-      tr.classList.toggle('hl', !!opts.highlightRows?.has(i));
+      const hl = !!opts.highlightRows?.has(i);
+      if (tr.classList.contains('hl') !== hl) tr.classList.toggle('hl', hl);
       for (let j = 0; j < rows[i].length; j++) {
-        const td = tr.cells[j + 1], v = rows[i][j];
+        const v = rows[i][j];
         const text = fmt(v, digits);
         const aria = cellText(i, j, text);
-        td.setAttribute('aria-label', aria);
-        td.title = aria;
-        if (Number.isNaN(v)) {
+        const c = Number.isNaN(v) ? null : colour(v, { signed, max });
+        const was = shown[i][j];
+        if (Object.is(was.v, v) && was.aria === aria && was.bg === c?.bg) continue;
+        shown[i][j] = { v, text, aria, bg: c?.bg };
+        const td = tr.cells[j + 1];
+        if (was.aria !== aria) {
+          td.setAttribute('aria-label', aria);
+          td.title = aria;
+        }
+        if (!c) {
           td.className = 'nan';
           td.removeAttribute('style');
+          delete td.dataset.value;
           td.textContent = 'NaN';
           continue;
         }
-        const c = colour(v, { signed, max });
-        td.className = '';
-        td.style.background = c.bg;
-        td.style.color = c.fg;
+        if (!was.bg) td.className = '';   // was NaN
+        if (was.bg !== c.bg) {
+          td.style.background = c.bg;
+          td.style.color = c.fg;
+        }
         td.dataset.value = String(v);
-        td.textContent = compact ? '' : text;
+        if (was.text !== text || !was.bg) td.textContent = compact ? '' : text;
       }
       if (opts.rowMarks) {
-        const mark = tr.cells[rows[i].length + 1];
-        mark.textContent = opts.rowMarks[i] ?? '';
+        const mark = tr.cells[rows[i].length + 1], text = opts.rowMarks[i] ?? '';
+        if (mark.textContent !== text) mark.textContent = text;
         markValue(mark, opts, i);
       }
     }
@@ -207,13 +219,18 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     const head = h('tr', {}, axes ? h('th.corner', { scope: 'col' }, 't \\ j') : h('td'),
       rows[0].map((_, j) => h('th', { scope: 'col', class: opts.highlightCols?.has(j) ? 'hl' : null }, colName(j))),
       opts.rowMarks ? (opts.rowMarksLabel ? h('th.rowmark', { scope: 'col' }, opts.rowMarksLabel) : h('td.rowmark')) : null);
+    shown = rows.map(() => []);
     const body = rows.map((r, i) => h('tr', { class: opts.highlightRows?.has(i) ? 'hl' : null },
       h('th', { scope: 'row' }, rowName(i)),
       r.map((v, j) => {
         const text = fmt(v, digits);
         const aria = cellText(i, j, text);
-        if (Number.isNaN(v)) return h('td.nan', { 'aria-label': aria, title: aria }, 'NaN');
+        if (Number.isNaN(v)) {
+          shown[i][j] = { v, text, aria };
+          return h('td.nan', { 'aria-label': aria, title: aria }, 'NaN');
+        }
         const c = colour(v, { signed, max });
+        shown[i][j] = { v, text, aria, bg: c.bg };
         return h('td', { style: `background:${c.bg};color:${c.fg}`, 'aria-label': aria, title: aria, 'data-value': String(v) }, compact ? '' : text);
       }),
       opts.rowMarks ? markValue(h('td.rowmark', {}, opts.rowMarks[i] ?? ''), opts, i) : null));
@@ -228,5 +245,18 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     return td;
   }
 
-  return { el, set };
+  /** Show nothing (a part the section hides): no cells, no picture, no shape; the next set() draws anew. */
+  function clear() {
+    current = null;
+    layoutKey = null;
+    shown = [];
+    table.replaceChildren();
+    canvas.width = canvas.height = 0;
+    badge.textContent = '';
+    probe.textContent = '';
+    note.hidden = true;
+    note.textContent = '';
+  }
+
+  return { el, set, clear };
 }

@@ -1,0 +1,121 @@
+// The parts of the boundary that do not depend on a single entry point (wire.hpp): the table's
+// description for JS, running an entry with arguments in the core's types, and the error writer.
+#include <cstdio>
+
+#include "wire.hpp"
+
+namespace attn::wire {
+
+const char* kind_name(Kind k) {
+    switch (k) {
+#define ATTN_X(kind) case Kind::kind: return #kind;
+        ATTN_ARG_KINDS(ATTN_X)
+#undef ATTN_X
+    }
+    return "";
+}
+
+static const char* role_name(Role r) {
+    switch (r) {
+#define ATTN_X(role) case Role::role: return #role;
+        ATTN_ROLES(ATTN_X)
+#undef ATTN_X
+    }
+    return "";
+}
+
+void Args::internal_error(std::size_t i) const {
+    throw Error(ErrorCode::internal, {{"fn", entry.name}, {"detail", "argument " + std::to_string(i) + " does not match the table"}});
+}
+
+void write(Writer& w, const Error& e) {
+    w.begin().key("code").string(e.code_name()).key("message").string(e.what()).key("params").begin();
+    for (const ErrorParam& p : e.params()) {
+        w.key(p.name);
+        if (auto d = std::get_if<double>(&p.value)) w.number(*d);
+        else if (auto s = std::get_if<std::string>(&p.value)) w.string(*s);
+        else if (auto v = std::get_if<std::vector<double>>(&p.value)) w.numbers(*v);
+        else {
+            w.begin_list();
+            for (const std::string& x : std::get<std::vector<std::string>>(p.value)) w.string(x);
+            w.end_list();
+        }
+    }
+    w.end().end();
+}
+
+const Entry* find(const std::string& name) {
+    for (const Entry& e : entries())
+        if (name == e.name) return &e;
+    return nullptr;
+}
+
+Arg default_arg(const Entry& e, std::size_t i) {
+    const ArgSpec& a = e.args[i];
+    if (a.kind == Kind::options) return Options{};
+    if (a.has_default) return a.fallback;
+    throw Error(ErrorCode::wrong_type, {{"fn", e.name}, {"arg", a.name}, {"expectedType", kind_name(a.kind)}, {"gotType", "undefined"}});
+}
+
+void run(const Entry& e, std::vector<Arg> args, Writer& w) {
+    for (std::size_t i = args.size(); i < e.args.size(); ++i) args.push_back(default_arg(e, i));   // what JS would leave undefined
+    e.run(Args{e, std::move(args)}, w);
+}
+
+namespace {
+// JSON text: names and documentation are plain ASCII without quotes or backslashes, but escape anyway
+std::string quoted(const std::string& s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') { out += '\\'; out += char(c); }
+        else if (c < 0x20) { char buf[8]; std::snprintf(buf, sizeof buf, "\\u%04x", c); out += buf; }
+        else out += char(c);
+    }
+    return out + "\"";
+}
+template <class Items, class F>
+std::string joined(const Items& items, F&& item, char open, char close) {
+    std::string out(1, open);
+    for (const auto& x : items) out += (out.size() > 1 ? "," : "") + item(x);
+    return out + close;
+}
+}  // namespace
+
+std::string describe_json() {
+    std::string s = "{\"tags\":{";
+    int i = 0;
+#define ATTN_X(t) s += std::string(i ? "," : "") + "\"" #t "\":" + std::to_string(i); ++i;
+    ATTN_WIRE_TAGS(ATTN_X)
+#undef ATTN_X
+    s += "},\"slots\":{";
+    i = 0;
+#define ATTN_X(t) s += std::string(i ? "," : "") + "\"" #t "\":" + std::to_string(i); ++i;
+    ATTN_WIRE_SLOTS(ATTN_X)
+#undef ATTN_X
+    s += "},\"functions\":";
+    s += joined(entries(), [](const Entry& e) {
+        std::string f = "{\"name\":" + quoted(e.name) + ",\"args\":";
+        f += joined(e.args, [](const ArgSpec& a) {
+            std::string d = "{\"name\":" + quoted(a.name) + ",\"kind\":" + quoted(kind_name(a.kind));
+            if (a.has_default) {
+                char buf[32];
+                std::snprintf(buf, sizeof buf, "%.17g", a.fallback);
+                d += std::string(",\"default\":") + buf;
+            }
+            return d + "}";
+        }, '[', ']');
+        f += ",\"options\":" + joined(e.options, [](const char* o) { return quoted(o); }, '[', ']');
+        return f + ",\"doc\":" + quoted(e.doc) + ",\"returns\":" + quoted(e.returns) + ",\"role\":" + quoted(role_name(e.role)) + "}";
+    }, '[', ']');
+    s += ",\"errorCodes\":" + joined(error_codes(), [](const ErrorCodeInfo& c) {
+        return quoted(c.name) + ":" + joined(c.params, [](const char* p) { return quoted(p); }, '[', ']');
+    }, '{', '}');
+    s += ",\"errorParams\":" + joined(error_params(), [](const ErrorParamInfo& p) { return quoted(p.name) + ":" + quoted(attn::kind_name(p.kind)); }, '{', '}');
+    return s + "}";
+}
+
+#ifndef __EMSCRIPTEN__
+MemoryStats memory_stats() { return {0, 0, 0}; }   // natively there is no WebAssembly instance to measure
+#endif
+
+}  // namespace attn::wire
