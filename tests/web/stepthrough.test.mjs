@@ -35,7 +35,8 @@ async function shown(page) {
 
 async function expectStage(page, k) {
   const st = STAGES[k];
-  assert.equal(stageParam(page), st.id, 'the stage is in the URL');
+  // the page writes the URL just after the frame that shows an edit
+  await page.waitForFunction((id) => new URL(location.href).searchParams.get('s3.stage') === id, st.id, { timeout: 5000 });
   const s = await shown(page);
   assert.equal(s.current, st.id);
   assert.deepEqual(s.reads, st.reads, `${st.id}: the figures it reads`);
@@ -66,7 +67,7 @@ test('the step-through walks every stage forward and back (keyboard), outlining 
     await expectStage(page, k);
   }
   await s3(page).locator('button.step-toggle').click();
-  assert.equal(stageParam(page), null, 'leaving removes the stage from the URL');
+  await page.waitForFunction(() => !new URL(location.href).searchParams.has('s3.stage'), null, { timeout: 5000 });
   assert.deepEqual(await shown(page), { current: null, reads: [], makes: [], formulas: [], where: '', tags: [], outline: [] });
   assert.deepEqual(errors, []);
   await page.close();
@@ -122,7 +123,7 @@ test('Play steps to the end and stops; with reduced motion it keeps a slower pac
   assert.equal(stageParam(page), 'y');
   await page.emulateMedia({ reducedMotion: 'reduce' });
   await s3(page).locator('button.step-play').click();   // at the end: starts again from the first stage
-  assert.equal(stageParam(page), 'x');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('s3.stage') === 'x', null, { timeout: 5000 });
   await page.waitForTimeout(2500);
   assert.equal(stageParam(page), 'x', 'reduced motion: no step within 2.5 s (normal pace is 1.8 s)');
   await s3(page).locator('button.step-play').click();   // pause
