@@ -24,6 +24,8 @@ import { errorMessage } from './messages.js';
 import { defaults, fitState } from './state.js';
 import { schemaWidgets } from './schema-widgets.js';
 import { mountExercise } from './exercise-view.js';
+import { stateToJson, stateFromJson, MAX_BYTES } from './state-file.js';
+import { download } from './widgets/export-menu.js';
 import { pytorchPanel } from './widgets/pytorch-panel.js';
 
 export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, exerciseOptions }) {
@@ -37,14 +39,14 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
   for (const wide of el.querySelectorAll('.lesson .katex-display, .lesson pre')) keyboardScrollable(wide);   // they scroll on a phone
-  const view = controller ? mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState }) : null;
+  const view = controller ? mountLab(el, controller, schema, { spec, t, lang, core, coreModule, resources, initial, onState }) : null;
   const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
   // the exercises section's own title already says "Exercises": no second heading there
   if (ex.length) el.append(h('div.exercises', {}, spec.id === 'exercises' ? null : h('h3', {}, t('exercises')), ex));
   return { el, destroy: () => view?.destroy?.() };
 }
 
-function mountLab(el, controller, schema, { t, lang, core, coreModule, resources, initial, onState }) {
+function mountLab(el, controller, schema, { spec, t, lang, core, coreModule, resources, initial, onState }) {
   const lab = h('div.lab');
   const status = h('p.status', { role: 'status', 'aria-live': 'polite' });
   el.append(lab, status);
@@ -105,10 +107,57 @@ function mountLab(el, controller, schema, { t, lang, core, coreModule, resources
     panel?.update(() => view.pytorch(painted, result));
   }
 
-  lab.append(h('div.section-tools', {}, h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(schema)) }, t('reset'))));
+  lab.append(h('div.section-tools', {}, stateFileTools(el, spec, schema, t, () => state, (next) => ctx.set(next)),
+    h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(schema)) }, t('reset'))));
   if (panel) lab.append(panel.el);
   run();
   return view;
+}
+
+/** Save the section's state as a JSON file; load one with a file picker or by dropping it on the
+ * section (state-file.js reads it like a link). A file that cannot be read changes nothing. */
+function stateFileTools(section, spec, schema, t, getState, setState) {
+  const notice = h('p.state-notice', { role: 'status', hidden: true });
+  const say = (text, error = false) => {
+    notice.hidden = false;
+    notice.textContent = text;
+    notice.classList.toggle('error', error);
+    notice.setAttribute('role', error ? 'alert' : 'status');
+  };
+  const input = h('input.state-file', { type: 'file', accept: '.json,application/json', hidden: true, 'aria-hidden': 'true', tabindex: -1 });
+  async function load(file) {
+    if (!file) return;
+    const name = file.name.slice(0, 80);
+    if (file.size > MAX_BYTES) { say(t('stateTooLarge', { file: name, max: MAX_BYTES / 1024 }), true); return; }
+    const r = stateFromJson(await file.text(), spec, schema);
+    if (!r.ok) {
+      say(t({ broken: 'stateBroken', foreign: 'stateForeign', otherSection: 'stateOtherSection' }[r.reason],
+        { file: name, message: r.message, other: r.other, id: spec.id }), true);
+      return;
+    }
+    setState(r.state);
+    say([t('stateLoaded', { file: name }), r.rejected.length ? t('stateRejected', { names: r.rejected.join(', ') }) : ''].join(' ').trim());
+  }
+  input.addEventListener('change', () => { load(input.files[0]); input.value = ''; });
+  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
+  section.addEventListener('dragover', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    section.classList.add('drop-target');
+  });
+  section.addEventListener('dragleave', (e) => { if (!section.contains(e.relatedTarget)) section.classList.remove('drop-target'); });
+  section.addEventListener('drop', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    section.classList.remove('drop-target');
+    load(e.dataTransfer.files[0]);
+  });
+  const save = () => download(new Blob([stateToJson(spec.id, schema, getState())], { type: 'application/json' }),
+    `attention-lab-${spec.id}-state.json`);
+  return h('div.state-file-tools', {},
+    h('button.save-state', { type: 'button', onclick: save }, t('saveState')),
+    h('button.load-state', { type: 'button', title: t('loadStateHint'), onclick: () => input.click() }, t('loadState')),
+    input, notice);
 }
 
 /** '18.3' -> 's18-3' (the section's element id and URL fragment); 'exercises' -> 'exercises'. */

@@ -1,6 +1,10 @@
 // 18.3 Q, K, V: three projections of the same X, scores S = Q K^T / sqrt(d), weights, output.
 // Weights are stored in math layout (C, d); the editors can show them as nn.Linear stores them (d, C).
+// A step-through (state key `stage`, so a stage is a link) walks X -> Q, K, V -> Q K^T -> scaled
+// -> + mask -> softmax -> Y one stage at a time (widgets/stepper.js).
 import { heatmap } from '../widgets/heatmap.js';
+import { stepper } from '../widgets/stepper.js';
+import { shapeText } from '../format.js';
 import { h } from '../widgets/dom.js';
 import { prediction } from '../widgets/predict.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
@@ -13,14 +17,40 @@ const strings = {
     S: '分数 S = Q Kᵀ / √d（遮罩前）', A: '权重 A = softmax(S + M)', Y: '输出 Y = A V',
     predictCausal: '切换之后，位置 0 留给自己的权重 A[0, 0] 是多少？',
     selfAll: '全部：A[0, 0] = 1', selfPart: '只是一部分：A[0, 0] < 1',
+    qk: '未缩放的分数 Q Kᵀ', mask: '遮罩 M：1 = 可以看（加 0），0 = 屏蔽（加 −∞）',
+    st_x: '输入 X', st_qkv: 'Q, K, V = X W_Q, X W_K, X W_V', st_qk: 'Q Kᵀ', st_scaled: 'S = Q Kᵀ / √d',
+    st_mask: '+ 遮罩 M', st_a: 'A = softmax(S + M)', st_y: 'Y = A V',
+    fx_x: 'X：每一行是一个位置的向量，形状 (B, T, C)', fx_qkv: 'Q = X W_Q，K = X W_K，V = X W_V：同一个 X 的三个线性投影',
+    fx_qk: '(Q Kᵀ)[t, j] = q_t · k_j：查询 t 和键 j 的点积', fx_scaled: 'S = Q Kᵀ / √d：除以 √d，让分数的尺度不随宽度 d 增长',
+    fx_mask: 'S + M：允许的位置 M[t, j] = 0，屏蔽的位置 M[t, j] = −∞（因果遮罩屏蔽 j > t；关掉遮罩则什么都不屏蔽），被屏蔽的分数变成 −∞',
+    fx_a: 'A = softmax(S + M)：沿最后一维归一化，每行之和为 1，−∞ 变成 0', fx_y: 'Y = A V：每个位置得到值向量的加权平均',
   },
   en: {
     x: 'Input X', wq: 'W_Q', wk: 'W_K', wv: 'W_V', layout: 'Show the weights in', math: 'math layout (C, d): Q = X W', linear: 'nn.Linear storage (d, C): Q = X Wᵀ',
     S: 'Scores S = Q Kᵀ / √d (before the mask)', A: 'Weights A = softmax(S + M)', Y: 'Output Y = A V',
     predictCausal: 'After this switch, how much of its weight does position 0 keep on itself (A[0, 0])?',
     selfAll: 'all of it: A[0, 0] = 1', selfPart: 'only part: A[0, 0] < 1',
+    qk: 'Unscaled scores Q Kᵀ', mask: 'Mask M: 1 = may look (adds 0), 0 = blocked (adds −∞)',
+    st_x: 'input X', st_qkv: 'Q, K, V = X W_Q, X W_K, X W_V', st_qk: 'Q Kᵀ', st_scaled: 'S = Q Kᵀ / √d',
+    st_mask: '+ mask M', st_a: 'A = softmax(S + M)', st_y: 'Y = A V',
+    fx_x: 'X: one row per position, shape (B, T, C)', fx_qkv: 'Q = X W_Q, K = X W_K, V = X W_V: three linear projections of the same X',
+    fx_qk: '(Q Kᵀ)[t, j] = q_t · k_j: the dot product of query t with key j', fx_scaled: 'S = Q Kᵀ / √d: dividing by √d keeps the scores’ scale from growing with the width d',
+    fx_mask: 'S + M: M[t, j] = 0 where allowed and −∞ where blocked (the causal mask blocks j > t; with the mask off nothing is blocked), so a blocked score becomes −∞',
+    fx_a: 'A = softmax(S + M): normalised along the last axis, each row sums to 1, −∞ becomes 0', fx_y: 'Y = A V: each position gets a weighted average of the value vectors',
   },
 };
+
+// The stages: the figures each reads and makes (data-name), and its formula in the lesson (TeX source).
+const LESSON_QKV = (tex) => tex.includes('XW_Q'), LESSON_SAY = (tex) => tex.includes('softmax');
+const STAGES = [
+  { id: 'x', reads: [], makes: ['x'], tex: LESSON_QKV },
+  { id: 'qkv', reads: ['x', 'wq', 'wk', 'wv'], makes: ['q', 'k', 'v'], tex: LESSON_QKV },
+  { id: 'qk', reads: ['q', 'k'], makes: ['qk'], tex: LESSON_SAY },
+  { id: 'scaled', reads: ['qk'], makes: ['s'], tex: LESSON_SAY },
+  { id: 'mask', reads: ['s'], makes: ['mask'], tex: LESSON_SAY },
+  { id: 'a', reads: ['s', 'mask'], makes: ['a'], tex: LESSON_SAY },
+  { id: 'y', reads: ['a', 'v'], makes: ['y'], tex: LESSON_SAY },
+];
 
 export default {
   strings,
@@ -31,6 +61,7 @@ export default {
     { key: 'wv', type: 'matrix', default: [[1, 0], [0.5, 1]], maxRows: 6, maxCols: 6 },
     { key: 'layout', type: 'enum', options: ['math', 'linear'], default: 'math' },
     { key: 'causal', type: 'bool', default: true },
+    { key: 'stage', type: 'enum', options: ['off', ...STAGES.map((s) => s.id)], default: 'off' },
   ],
   errors: { x: 'x', 'opts.wq': 'wq', 'opts.wk': 'wk', 'opts.wv': 'wv', overflow: ['x', 'wq', 'wk', 'wv'] },
   build(ctx) {
@@ -53,6 +84,8 @@ export default {
       s: heatmap({ t, name: 's', label: t('S'), names: ['B', 'T', 'T'], axes: 'self' }),
       a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true, axes: 'self' }),
       y: heatmap({ t, name: 'y', label: t('Y'), names: ['B', 'T', 'd'] }),
+      qk: heatmap({ t, name: 'qk', label: t('qk'), names: ['B', 'T', 'T'], axes: 'self' }),
+      mask: heatmap({ t, name: 'mask', label: t('mask'), names: ['T', 'T'], weights: true, axes: 'self', digits: 0 }),
     };
     const opts = (s) => ({ wq: tensor(s.wq), wk: tensor(s.wk), wv: tensor(s.wv), heads: 1, causal: s.causal });
     // every number explains itself: the cells it came from, and the core's arithmetic
@@ -64,14 +97,24 @@ export default {
         .map(([quantity, widget]) => ({ quantity, widget, at: quantity === 'scores' || quantity === 'weights' ? (i, j) => [0, 0, i, j] : (i, j) => [0, i, j] })),
       // the scale 1/√d, d = one head's width = the number of terms of the score
       scale: (e) => ({ sym: '/ √d', num: `/ √${e.terms.length}` }), outHead: () => 0 });
+    const steps = stepper({ t, stages: STAGES.map((st) => ({ ...st, label: t(`st_${st.id}`), formula: t(`fx_${st.id}`) })),
+      onChange: (stage) => ctx.set({ stage }) });
+    steps.extra.append(maps.qk.el, maps.mask.el);
     ctx.lab.append(
-      h('div.controls', {}, layout.el, causal.el), predictCausal.el,
+      h('div.controls', {}, layout.el, causal.el), predictCausal.el, steps.el,
       h('div.row', {}, x.el, w.wq.el, w.wk.el, w.wv.el),
       h('div.row', {}, maps.q.el, maps.k.el, maps.v.el),
       h('div.row', {}, maps.s.el, maps.a.el, maps.y.el), prov.el);
     return {
+      sync(s) { steps.set(s.stage); },
+      destroy() { steps.stop(); },
       compute(s, c) {
-        return c.multiHeadAttention(tensor([s.x]), opts(s));
+        const x = tensor([s.x]);
+        const r = c.multiHeadAttention(x, opts(s));
+        if (s.stage === 'off') return r;
+        // the step-through also shows Q K^T before the scale and the mask M
+        const T = r.scores.shape[2];
+        return { ...r, x, unscaled: c.multiHeadAttention(x, { ...opts(s), scale: 'none' }).scores, mask: c.maskMatrix(T, T, { causal: s.causal }) };
       },
       paint(r, s) {
         const rows = tokenLabels(TOKENS, r.q.shape[1]);
@@ -85,6 +128,14 @@ export default {
         if (predictCausal.waiting) predictCausal.settle(r.weights.data[0] === 1 ? 'all' : 'part');
         maps.y.set(matrixAt(r.out, 0), shape3(r.out));
         prov.update(s);
+        if (!r.unscaled) return;
+        maps.qk.set(matrixAt(r.unscaled, 0, 0), { shape: tt });
+        maps.mask.set(matrixAt(r.mask), { shape: r.mask.shape });
+        // on each stage's arrow, the shape of the tensor it passes on (one head: (B, T, T) for the score-shaped ones)
+        const sh = shapeText;
+        steps.shapes({ x: sh(['B', 'T', 'C'], r.x.shape), qkv: sh(['B', 'T', 'd'], r.q.shape), qk: sh(['B', 'T', 'T'], tt),
+          scaled: sh(['B', 'T', 'T'], tt), mask: sh(['T', 'T'], r.mask.shape), a: sh(['B', 'T', 'T'], [r.weights.shape[0], r.weights.shape[2], r.weights.shape[3]]),
+          y: sh(['B', 'T', 'd'], r.out.shape) });
       },
       pytorch(s) {
         // the weights as the editors show them: in nn.Linear's layout the core transposes them

@@ -72,10 +72,10 @@ export default {
       options: ['sharper', 'flatter', 'same'].map((v) => ({ value: v, label: t(v) })) });
     const showScales = button({ label: t('showScales'), className: 'show-scales',
       onClick: () => { showScales.hidden = true; predictScale.ask(() => { revealed = true; ctx.refresh(); }); } });
-    const chart = lineChart({ name: 'variance', label: t('chart') });
+    const chart = lineChart({ t, name: 'variance', label: t('chart') });
     const logits = ctx.editor('logits');
     const factor = ctx.slider('factor', { step: 0.5, format: (v) => `× ${v}` });
-    const bars = barChart({ name: 'bars', label: t('sharp') });
+    const bars = barChart({ t, name: 'bars', label: t('sharp') });
     const sharp = readout({ name: 'sharp' });
     // x and the weights, drawn by the core from the seed
     const inputsOf = (s, core) => {

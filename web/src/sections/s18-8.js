@@ -260,7 +260,7 @@ export default {
     const statClass = { trainLoss: 'train-loss', valLoss: 'val-loss', best: 'best-loss' };
     const statValues = Object.fromEntries(statKeys.map((k) => [k, h('dd', { class: statClass[k] ?? k })]));
     const stats = h('dl.readout.train-stats', { 'data-name': 'stats' }, statKeys.flatMap((k) => [h('dt', {}, t(k, { every: EVAL_EVERY })), statValues[k]]));
-    const chart = lineChart({ name: 'loss', label: t('chart') });
+    const chart = lineChart({ t, name: 'loss', label: t('chart') });
     const notes = h('p.note.train-note', { 'data-name': 'train-note' });
     const temp = ctx.slider('temp', { step: 0.1, format: (v) => v.toFixed(1), onChange: (v) => { ctx.set({ temp: v }); requestSample(); } });
     const prompt = h('input', { type: 'text', maxlength: 32, 'data-name': 'prompt', 'aria-label': t('samplePrompt'),

@@ -9,6 +9,7 @@
 // in the table, captioned with the same label (the chart's text alternative).
 import { h, nextId } from './dom.js';
 import { fmt } from '../format.js';
+import { exportMenu, svgEl, FONT } from './export-menu.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9'];
@@ -67,13 +68,45 @@ function ticks({ lo, hi }, log, count, whole = false) {
   return out;
 }
 
-/** The figure shared by both charts: caption, HTML legend, the SVG, the data table on request. */
-function frame(label, name, height, id, draw) {
+// Presentation attributes an exported SVG needs inline (the page gives them by class).
+const INLINE = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-dasharray', 'font-size', 'font-weight', 'paint-order'];
+
+/** The chart as a standalone SVG: title, the legend drawn in SVG, then the plot with its styles inline. */
+function standalone(svg, label, items, width, height) {
+  const legendRows = Math.ceil(items.length / 2);
+  const top = 30 + legendRows * 20;
+  const out = svgEl('svg', { xmlns: NS, width, height: height + top, viewBox: `0 0 ${width} ${height + top}`, 'font-family': FONT });
+  out.append(svgEl('rect', { width, height: height + top, fill: '#fff' }), svgEl('text', { x: 4, y: 18, 'font-size': 14, 'font-weight': 600, fill: '#1b1f24' }, label));
+  items.forEach((it, k) => {
+    const x = 4 + (k % 2) * (width / 2), y = 28 + Math.floor(k / 2) * 20;
+    const sw = it.swatch();
+    setAttrs(sw, { x, y });
+    sw.removeAttribute('class');
+    out.append(sw, svgEl('text', { x: x + 40, y: y + 11, 'font-size': 12, fill: '#1b1f24' }, it.name));
+  });
+  const plot = svg.cloneNode(true);
+  const from = [svg, ...svg.querySelectorAll('*')], to = [plot, ...plot.querySelectorAll('*')];
+  from.forEach((src, i) => {
+    const cs = getComputedStyle(src);
+    for (const p of INLINE) if (!to[i].hasAttribute(p) && cs.getPropertyValue(p)) to[i].setAttribute(p, cs.getPropertyValue(p));
+  });
+  for (const a of ['class', 'role', 'aria-label', 'preserveAspectRatio']) plot.removeAttribute(a);
+  setAttrs(plot, { x: 0, y: top, width, height });
+  out.append(plot);
+  return out;
+}
+
+/** The figure shared by both charts: caption with the export menu, HTML legend, the SVG, the data table on request.
+ * csv(data) -> rows for the CSV export. */
+function frame(label, name, height, id, draw, { t, csv }) {
   const svg = s('svg', { role: 'img', 'aria-label': label, class: 'chart', preserveAspectRatio: 'xMinYMin meet' });
   const legend = h('ul.chart-legend');
   const details = h('details.chart-data', { hidden: true });   // shown with the first data
   const note = h('p.chart-note', { hidden: true });
-  const el = h('figure.chart-figure', { id, 'data-name': name }, h('figcaption', {}, label), legend, svg, note, details);
+  let lastItems = [];
+  const menu = exportMenu({ t, label: () => label, name: () => name ?? id, ready: () => !!last,
+    svg: () => standalone(svg, label, lastItems, width || FALLBACK_WIDTH, height), csv: () => csv(last) });
+  const el = h('figure.chart-figure', { id, 'data-name': name }, h('figcaption', {}, label), menu.el, legend, svg, note, details);
   // The width comes from a ResizeObserver (read once by hand for the first drawing): a redraw
   // never forces a layout of the page.
   let width = 0, last = null, legendKey = null, tableFill = null;
@@ -94,6 +127,7 @@ function frame(label, name, height, id, draw) {
     /** Draw `data`; `items` [{name, swatch}] for the legend; `table()` builds the data table's rows. */
     update(data, items, summary, table) {
       last = data;
+      lastItems = items;
       const key = JSON.stringify(items.map((i) => [i.name, i.key]));
       if (key !== legendKey) {
         legendKey = key;
@@ -135,10 +169,18 @@ const cell = (v) => h('td', { 'data-value': String(v) }, fmt(v, 4));
  * `hlines` are reference levels across the whole plot (a baseline); `marks` ring single points
  * (for example the best validation loss) and label them.
  */
-export function lineChart({ label, name, height = 260, id = nextId('chart') }) {
+export function lineChart({ t, label, name, height = 260, id = nextId('chart') }) {
   const parts = {};
   const groups = ['grid', 'yTicks', 'xTicks', 'axes', 'hlines', 'series', 'markers', 'marks'];
-  const f = frame(label, name, height, id, draw);
+  // CSV: one row per x, one column per series (empty where a series has no point), then the reference levels
+  const csv = (d) => {
+    const hl = d.hlines ?? [];
+    const xs = [...new Set(d.series.flatMap((se) => se.points.map((p) => p[0])))].sort((a, b) => a - b);
+    const byX = d.series.map((se) => new Map(se.points.map(([x, y]) => [x, y])));
+    return [[d.xLabel, ...d.series.map((se) => se.name), ...hl.map((l) => l.name)],
+      ...xs.map((x) => [x, ...byX.map((m) => (m.has(x) ? m.get(x) : '')), ...hl.map((l) => l.y)])];
+  };
+  const f = frame(label, name, height, id, draw, { t, csv });
   for (const g of groups) f.svg.append(parts[g] = s('g', { class: `chart-${g}` }));
   const styleOf = (se, k) => ({ colour: COLOURS[k % COLOURS.length], dash: se.dash ?? DASH_ORDER[k % DASH_ORDER.length], shape: SHAPES[k % SHAPES.length] });
 
@@ -204,21 +246,22 @@ export function lineChart({ label, name, height = 260, id = nextId('chart') }) {
       const st = styleOf(se, k);
       return { name: se.name, key: st.dash, swatch: swatch(st.colour, st.dash, k < d.series.length ? st.shape : null) };
     });
+    // the data table shows the CSV's rows, rounded
     f.update(d, items, d.tableLabel ?? 'data', () => {
-      const xsSorted = [...new Set(d.series.flatMap((se) => se.points.map((p) => p[0])))].sort((a, b) => a - b);
-      const byX = d.series.map((se) => new Map(se.points.map(([x, y]) => [x, y])));
+      const [head, ...body] = csv(d);
       return h('table.matrix', {},
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, d.xLabel), [...d.series, ...hl].map((se) => h('th', { scope: 'col' }, se.name)))),
-        h('tbody', {}, xsSorted.map((x) => h('tr', {}, h('th', { scope: 'row' }, String(x)),
-          byX.map((m) => (m.has(x) ? cell(m.get(x)) : h('td'))), hl.map((l) => cell(l.y))))));
+        h('thead', {}, h('tr', {}, head.map((name) => h('th', { scope: 'col' }, name)))),
+        h('tbody', {}, body.map(([x, ...ys]) => h('tr', {}, h('th', { scope: 'row' }, String(x)), ys.map((y) => (y === '' ? h('td') : cell(y)))))));
     });
   }
   return { el: f.el, set, note: f.note };
 }
 
 /** Grouped bar chart: set({labels, series: [{name, values}], yLabel, max}) */
-export function barChart({ label, name, height = 220, id = nextId('bars') }) {
-  const f = frame(label, name, height, id, draw);
+export function barChart({ t, label, name, height = 220, id = nextId('bars') }) {
+  // CSV: one row per category, one column per series
+  const csv = (d) => [['', ...d.series.map((se) => se.name)], ...d.labels.map((lb, i) => [lb, ...d.series.map((se) => se.values[i])])];
+  const f = frame(label, name, height, id, draw, { t, csv });
   const styleOf = (k) => ({ colour: COLOURS[k % COLOURS.length], hollow: k % 2 === 1 });
 
   function draw(svg, width, height, d) {

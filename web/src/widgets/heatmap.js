@@ -5,6 +5,8 @@
 import { h, nextId, keyboardScrollable } from './dom.js';
 import { fmt, shapeText } from '../format.js';
 import { axesNote, cellLabel } from './axes.js';
+import { exportMenu } from './export-menu.js';
+import { heatmapSvg, heatmapCsv } from './heatmap-export.js';
 import { readableOn } from './contrast.js';
 
 const VIRIDIS = ['#440154', '#482878', '#3e4989', '#31688e', '#26828e', '#1f9e89', '#35b779', '#6ece58', '#b5de2b', '#fde725'];
@@ -53,8 +55,16 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   const tableHost = h('details.heatmap-table', {}, h('summary', {}, t('asTable')));
   const big = h('div.heatmap-big', { hidden: true }, canvas, probe, tableHost);
   const small = keyboardScrollable(h('div.scroll', {}, table), () => label);
-  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, labelEl, ' ', badge), axesLine.el, small, big, note);
   let current = null;   // {rows, opts} of the last set(), for the lazy table and the pointer readout
+  // export (PNG, SVG, CSV) of what was last set: headers as the table shows them
+  const view = () => {
+    const { rows, opts, scale } = current;
+    return { rows, digits, title: `${label} ${badge.textContent}`, axesText: axes ? axesLine.el.textContent : null,
+      corner: axes ? 't \\ j' : '', rowName: (i) => opts.rowLabels?.[i] ?? String(i), colName: (j) => opts.colLabels?.[j] ?? String(j),
+      colourOf: (v) => colour(v, scale) };
+  };
+  const menu = exportMenu({ t, label: () => label, name: () => name ?? label, ready: () => !!current, svg: () => heatmapSvg(view()), csv: () => heatmapCsv(view()) });
+  const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, labelEl, ' ', badge), menu.el, axesLine.el, small, big, note);
   tableHost.addEventListener('toggle', () => { if (tableHost.open && current) fillTable(current.rows, current.opts, current.scale); });
   const cellAt = (e) => {
     const r = canvas.getBoundingClientRect(), rows = current.rows;
