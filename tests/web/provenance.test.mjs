@@ -42,13 +42,13 @@ test('the panel strings have the same keys in zh and en', () => {
   assert.deepEqual(Object.keys(strings.zh).sort(), Object.keys(strings.en).sort());
 });
 
-test('18.3: hovering S[2,1] outlines q row 2 and k row 1, and the panel is q₂·k₁ / √d with the core\'s numbers', async () => {
+test('18.3: hovering S[2,1] outlines q row 2 and k row 1, and the panel is q₂·k₁ · 1/√d with the core\'s numbers', async () => {
   const { page, errors } = await open('?lang=en');
   const p = panel(page, '18.3');
   assert.equal(await p.getAttribute('aria-live'), 'polite');
   await cell(page, '18.3', 's', 2, 1).hover();
   assert.deepEqual(await outlined(page, '18.3'), ['k:1,0:in:1', 'k:1,1:in:2', 'q:2,0:in:1', 'q:2,1:in:2', 's:2,1:target']);
-  assert.match(await p.locator('.prov-formula').textContent(), /S\[2,1\] = q₂·k₁ \/ √d/);
+  assert.match(await p.locator('.prov-formula').textContent(), /S\[2,1\] = q₂·k₁ · 1\/√d/);
   const terms = await p.locator('.prov-numbers .prov-term').allTextContents();
   const expected = [0, 1].map((c) => [Q[2][c], K[1][c]]);
   assert.equal(terms.length, 2);
@@ -57,7 +57,8 @@ test('18.3: hovering S[2,1] outlines q row 2 and k row 1, and the panel is q₂�
     close(a, expected[c][0], 5e-4, `q term ${c}`);
     close(b, expected[c][1], 5e-4, `k term ${c}`);
   });
-  assert.match(await p.locator('.prov-numbers').textContent(), /\/ √2 = /);
+  assert.match(await p.locator('.prov-numbers').textContent(), /· 1\/√2 = /);
+  assert.equal(await p.locator('.prov-order').count(), 1, 'the core\'s summation order (two running sums) is said');
   const [value] = await values(p.locator('.prov-value'));
   close(value, S[2][1], 1e-15, 'S[2,1]');
   assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, '18.3', 's', 2, 1).getAttribute('data-value'));

@@ -39,14 +39,14 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
   for (const wide of el.querySelectorAll('.lesson .katex-display, .lesson pre')) keyboardScrollable(wide);   // they scroll on a phone
-  const view = controller ? mountLab(el, controller, schema, { spec, t, lang, core, coreModule, resources, initial, onState }) : null;
-  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, t, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
+  const view = controller ? mountController(el, controller, schema, { spec, t, lang, core, coreModule, resources, initial, onState }) : null;
+  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
   // the exercises section's own title already says "Exercises": no second heading there
   if (ex.length) el.append(h('div.exercises', {}, spec.id === 'exercises' ? null : h('h3', {}, t('exercises')), ex));
   return { el, destroy: () => view?.destroy?.() };
 }
 
-function mountLab(el, controller, schema, { spec, t, lang, core, coreModule, resources, initial, onState }) {
+function mountController(el, controller, schema, { spec, t, lang, core, coreModule, resources, initial, onState }) {
   const lab = h('div.lab');
   const status = h('p.status', { role: 'status', 'aria-live': 'polite' });
   el.append(lab, status);

@@ -17,7 +17,7 @@ const strings = {
     S: '分数 S = Q Kᵀ / √d（遮罩前）', A: '权重 A = softmax(S + M)', Y: '输出 Y = A V',
     predictCausal: '切换之后，位置 0 留给自己的权重 A[0, 0] 是多少？',
     selfAll: '全部：A[0, 0] = 1', selfPart: '只是一部分：A[0, 0] < 1',
-    qk: '未缩放的分数 Q Kᵀ', mask: '遮罩 M：1 = 可以看（加 0），0 = 屏蔽（加 −∞）',
+    qk: '未缩放的分数 Q Kᵀ', mask: '哪些位置可以看：1 = 允许（M 里是 0），0 = 屏蔽（M 里是 −∞）',
     st_x: '输入 X', st_qkv: 'Q, K, V = X W_Q, X W_K, X W_V', st_qk: 'Q Kᵀ', st_scaled: 'S = Q Kᵀ / √d',
     st_mask: '+ 遮罩 M', st_a: 'A = softmax(S + M)', st_y: 'Y = A V',
     fx_x: 'X：每一行是一个位置的向量，形状 (B, T, C)', fx_qkv: 'Q = X W_Q，K = X W_K，V = X W_V：同一个 X 的三个线性投影',
@@ -30,7 +30,7 @@ const strings = {
     S: 'Scores S = Q Kᵀ / √d (before the mask)', A: 'Weights A = softmax(S + M)', Y: 'Output Y = A V',
     predictCausal: 'After this switch, how much of its weight does position 0 keep on itself (A[0, 0])?',
     selfAll: 'all of it: A[0, 0] = 1', selfPart: 'only part: A[0, 0] < 1',
-    qk: 'Unscaled scores Q Kᵀ', mask: 'Mask M: 1 = may look (adds 0), 0 = blocked (adds −∞)',
+    qk: 'Unscaled scores Q Kᵀ', mask: 'Which positions may be seen: 1 = allowed (M is 0 there), 0 = blocked (M is −∞ there)',
     st_x: 'input X', st_qkv: 'Q, K, V = X W_Q, X W_K, X W_V', st_qk: 'Q Kᵀ', st_scaled: 'S = Q Kᵀ / √d',
     st_mask: '+ mask M', st_a: 'A = softmax(S + M)', st_y: 'Y = A V',
     fx_x: 'X: one row per position, shape (B, T, C)', fx_qkv: 'Q = X W_Q, K = X W_K, V = X W_V: three linear projections of the same X',
@@ -95,8 +95,8 @@ export default {
         q: maps.q, k: maps.k, v: maps.v, scores: maps.s, weights: maps.a },
       targets: [['q', maps.q], ['k', maps.k], ['v', maps.v], ['scores', maps.s], ['weights', maps.a], ['out', maps.y]]
         .map(([quantity, widget]) => ({ quantity, widget, at: quantity === 'scores' || quantity === 'weights' ? (i, j) => [0, 0, i, j] : (i, j) => [0, i, j] })),
-      // the scale 1/√d, d = one head's width = the number of terms of the score
-      scale: (e) => ({ sym: '/ √d', num: `/ √${e.terms.length}` }), outHead: () => 0 });
+      // the scale 1/√d (the core multiplies by it), d = one head's width = the number of terms of the score
+      scale: (e) => ({ sym: '· 1/√d', num: `· 1/√${e.terms.length}` }), outHead: () => 0 });
     const steps = stepper({ t, stages: STAGES.map((st) => ({ ...st, label: t(`st_${st.id}`), formula: t(`fx_${st.id}`) })),
       onChange: (stage) => ctx.set({ stage }) });
     steps.extra.append(maps.qk.el, maps.mask.el);

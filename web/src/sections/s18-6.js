@@ -11,14 +11,14 @@ import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
-    predictMode: '切换之后，查询位置 0 会不会把权重分给它后面的位置（第 1 列及以后）？', sees: '会', blind: '不会',
+    predictMode: '切换之后，查询位置 0 会不会把权重分给第 1 列及以后的列（在自注意力里，就是它后面的位置）？', sees: '会', blind: '不会',
     mode: '注意力类型', bi: '编码器：双向自注意力', causal: '解码器：因果自注意力', cross: '交叉注意力',
     tout: 'T_out（查询，输出侧）', tin: 'T_in（键和值，编码器侧）',
     mask: '遮罩 M（1 = 允许）', weights: '第 {h} 个头的权重', shapes: '权重形状 {shape}；每个查询位置的一行分给 {tk} 个来源。',
     tinSelf: '自注意力里键和值来自同一序列，T_in = T_out。',
   },
   en: {
-    predictMode: 'After this switch, does query position 0 give weight to any later position (column 1 onwards)?', sees: 'yes', blind: 'no',
+    predictMode: 'After this switch, does query position 0 give weight to column 1 or any column after it (in self-attention, the positions after 0)?', sees: 'yes', blind: 'no',
     mode: 'Kind of attention', bi: 'Encoder: bidirectional self-attention', causal: 'Decoder: causal self-attention', cross: 'Cross-attention',
     tout: 'T_out (queries, output side)', tin: 'T_in (keys and values, encoder side)',
     mask: 'Mask M (1 = allowed)', weights: 'Weights of head {h}', shapes: 'Weights shape {shape}; each query row is split over {tk} sources.',

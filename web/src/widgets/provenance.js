@@ -26,7 +26,7 @@ export const strings = {
     provShowAll: '显示全部 {n} 项',
     provShowLess: '只显示首尾几项',
     provTerm: '第 {n} 项',
-    provValue: '与格子里的数逐位相同',
+    provPairwise: '内核的相加顺序：偶数项和奇数项各自累加，最后两路相加，再乘以缩放因子；按这个顺序，结果与格子里的数逐位相同（从左到右逐项相加，末位可能不同）。',
   },
   en: {
     provTitle: 'Where this number comes from',
@@ -40,7 +40,7 @@ export const strings = {
     provShowAll: 'Show all {n} terms',
     provShowLess: 'Show the first and last terms only',
     provTerm: 'term {n}',
-    provValue: 'the same bits as the number in the cell',
+    provPairwise: 'The core\'s order: the even-numbered and the odd-numbered terms are added in two running sums, which are then added and multiplied by the scale; in that order the result is the cell\'s number bit for bit (adding left to right may differ in the last digit).',
   },
 };
 
@@ -186,6 +186,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
       h('p.prov-formula', {}, sym),
       h('p.prov-numbers', {}, '= ', wrapped, tail, ' = ', num(e.value, 'prov-value')),
       toggle(n),
+      e.pairwise ? h('p.prov-order', {}, t('provPairwise')) : null,
     ];
   }
 
