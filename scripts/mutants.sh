@@ -82,7 +82,7 @@ worker() {   # worker k of $workers: prints one line per slip, writes its tallie
   local k=$1 dir=$scratch/w$1
   local src=$dir/src build=$dir/build objs=$dir/objects orig=$dir/orig stamp=$dir/stamp
   mkdir -p "$src"
-  git ls-files -z --cached --others --exclude-standard -- CMakeLists.txt wasm/include wasm/src tests/native \
+  git ls-files -z --cached --others --exclude-standard -- CMakeLists.txt wasm/include wasm/src wasm/bindings tests/native \
       bench/native_bench.cpp lessons/data |
     while IFS= read -r -d '' f; do
       [[ -e $f ]] || continue
