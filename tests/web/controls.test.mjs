@@ -75,6 +75,23 @@ test('every value a visible control offers computes, in every section (each cont
   await page.close();
 });
 
+// controls that only some states show: each from the state that shows it, at its ends
+test('controls hidden at the defaults compute too, from a state that shows them', async () => {
+  const { page, errors } = await open('?lang=en&s5.pos=learned&s6.mode=cross');
+  for (const [id, name] of [['18.5', 'posSeed'], ['18.6', 'tin']]) {
+    const field = sec(page, id).locator(`input[type="number"][data-name="${name}"]`);
+    assert.equal(await field.isVisible(), true, `${id} ${name} is shown in this state`);
+    for (const end of ['min', 'max']) {
+      const v = await field.getAttribute(end);
+      await field.fill(v);
+      assert.equal(await errorText(page, id), null, `${id}: ${name} = ${end} ${v}`);
+      assert.equal(await sec(page, id).locator('.lab [aria-invalid="true"]').count(), 0, `${id}: ${name} = ${end} ${v} is marked invalid`);
+    }
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('18.4: "Show head" offers the heads there are, the heads divide C, and both follow changes', async () => {
   const { page, errors } = await open();
   const options = async (name) => fig(page, '18.4', name).locator('option').evaluateAll((os) => os.map((o) => Number(o.value)));
