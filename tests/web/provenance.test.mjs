@@ -34,7 +34,7 @@ async function outlined(page, id) {
   }).sort());
 }
 const cell = (page, id, name, i, j) => fig(page, id, name).locator('tbody tr').nth(i).locator('td').nth(j);
-const panel = (page, id) => sec(page, id).locator('aside.provenance');
+const panel = (page, id) => sec(page, id).locator('div.provenance');
 const values = (loc) => loc.evaluateAll((els) => els.map((e) => Number(e.dataset.value)));
 const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);
 
