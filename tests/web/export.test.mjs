@@ -56,8 +56,9 @@ test('a heatmap exports CSV (the core\'s values, full precision), SVG (numbers a
   const csv = await exportBy(page, a, 'csv');
   assert.equal(csv.name, 'attention-lab-18.3-a.csv');
   const rows = parseCsv(csv.text);
-  assert.deepEqual(rows[0], ['t \\ j', '0', '1', '2'], 'column headers');
-  assert.deepEqual(rows.slice(1).map((r) => r[0]), ['0', '1', '2'], 'row headers');
+  // the page's own headers: positions with their tokens ("0 the", "1 cat", ...)
+  assert.deepEqual(rows[0], ['t \\ j', '0 the', '1 cat', '2 sat'], 'column headers');
+  assert.deepEqual(rows.slice(1).map((r) => r[0]), ['0 the', '1 cat', '2 sat'], 'row headers');
   const numbers = rows.slice(1).map((r) => r.slice(1).map(Number));
   assert.deepEqual(numbers, values, 'the CSV holds exactly the values the page holds');
   // full precision: some weights are not round at 3 digits, and the CSV keeps every digit

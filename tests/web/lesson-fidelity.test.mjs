@@ -78,7 +78,7 @@ for (const lang of ['en', 'zh']) {
       assert.equal(mean, 1, mark);
     }
     ref.rowSums(await heatmapValues(drop)).forEach((v) => assert.ok(Math.abs(v - 1) < 1e-14));
-    assert.match(await text(sec(page, '18.7').locator('p.note').last()), L.evalNote);
+    assert.match(await text(sec(page, '18.7').locator('p.drop-note')), L.evalNote);
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -119,7 +119,7 @@ for (const lang of ['en', 'zh']) {
     assert.equal((await readout(page, '18.1', 'diff'))[0], '0');
     assert.match(await text(note), L.zeroChapter);
     await fig(page, '18.1', 'norm').uncheck();   // the example is about averages: it switches normalizing back on
-    await sec(page, '18.1').locator('.compare button').click();
+    await sec(page, '18.1').locator('.compare .controls button').click();
     assert.equal(await fig(page, '18.1', 'norm').isChecked(), true);
     const loop = await heatmapValues(fig(page, '18.1', 'loop')), y = await heatmapValues(fig(page, '18.1', 'y0'));
     assert.equal(ref.maxAbs(loop, y), 2 ** -52, 'exactly the chapter\'s 2.220446049250313e-16');

@@ -3,8 +3,8 @@
 // `dispatch()`, which check every message against this table, so a renamed or forgotten field is
 // an error at the first message, not a blank chart.
 
-/** The worker evaluates the model (training and validation loss) every EVAL_EVERY steps; the page says so. */
-export const EVAL_EVERY = 50;
+/** The worker evaluates the model (training and validation loss, EVAL_BATCHES batches each) every EVAL_EVERY steps; the page says so. */
+export const EVAL_EVERY = 50, EVAL_BATCHES = 8;
 
 /** Page -> worker. */
 export const REQUESTS = {

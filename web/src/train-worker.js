@@ -5,9 +5,9 @@
 // keeps the history, thinned, so a message costs the same after an hour as after a minute) and
 // saying when a new sample is due (at the first evaluation, then every SAMPLE_EVERY steps).
 import { instantiateCore } from '../../wasm/js/api.js';
-import { REQUESTS, REPLIES, EVAL_EVERY, message, dispatcher } from './train-protocol.js';
+import { REQUESTS, REPLIES, EVAL_EVERY, EVAL_BATCHES, message, dispatcher } from './train-protocol.js';
 
-const EVAL_BATCHES = 8, SAMPLE_EVERY = 200, SLICE_MS = 120;
+const SAMPLE_EVERY = 200, SLICE_MS = 120;
 let core = null, model = null, running = false, step = 0, seconds = 0;
 const post = (type, fields) => postMessage(message(REPLIES, type, fields));
 

@@ -74,7 +74,7 @@ export default {
     const chapter = h('figure.chapter-compare', { 'data-name': 'chapter' }, h('figcaption', {}, h('span.tensor-label', {}, t('chapterTitle'))),
       h('div.scroll', {}, h('table.compare', {}, h('thead', {}, h('tr', {}, ['check', 'ours', 'theirs'].map((k) => h('th', { scope: 'col' }, t(k))))), chapterRows)));
     const chapterNote = h('p.note.chapter-note');
-    const dropNote = h('p.note');
+    const dropNote = h('p.note.drop-note');
     ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el), predictCausal.el,
       h('div.row', {}, h('div.stack', {}, h('h3', {}, t('ref')), ref.el), h('div.stack', {}, h('h3', {}, t('gc')), gc.el)),
       probe.el, probeOut.el, chapter, chapterNote,

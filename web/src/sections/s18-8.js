@@ -3,7 +3,7 @@
 // shares the page's compiled core; this controller sends it requests and draws what comes back.
 // The default text is a real corpus (lessons/data/, loaded only when 18.8 needs it).
 import TrainWorker from '../train-worker.js?worker&inline';
-import { REQUESTS, REPLIES, EVAL_EVERY, message, dispatcher } from '../train-protocol.js';
+import { REQUESTS, REPLIES, EVAL_EVERY, EVAL_BATCHES, message, dispatcher } from '../train-protocol.js';
 import { LossHistory } from '../loss-history.js';
 import { heatmap } from '../widgets/heatmap.js';
 import { lineChart } from '../widgets/chart.js';
@@ -35,7 +35,7 @@ const strings = {
     source: '训练文本', corpus: '唐诗与宋诗（约 1.7 MB，简体）', shipped: '实验室附带的英文短文（约 3 KB）', custom: '自己粘贴的文本',
     customLabel: '你的训练文本（至少 10 × 33 个字符，最多 4 MB）',
     seed: '随机种子', causal: '因果遮罩（位置 t 只看 ≤ t 的位置）', start: '开始训练', pause: '暂停', resetModel: '重置模型（回到未训练的权重）', temp: '采样温度',
-    step: '步数', time: '训练时间', trainLoss: '训练损失（每 {every} 步评估一次）', valLoss: '验证损失（每 {every} 步评估一次）', best: '最低验证损失', atStep: '第 {step} 步', unigram: '一元熵基线', speed: '步 / 秒', tokens: '字符 / 秒',
+    step: '步数', time: '训练时间', trainLoss: '训练损失', valLoss: '验证损失', best: '最低验证损失', atStep: '第 {step} 步', evalEvery: '两种损失每 {every} 步评估一次（各用 {batches} 批数据），在评估之间保持不变。', unigram: '一元熵基线', speed: '步 / 秒', tokens: '字符 / 秒',
     params: '参数个数', vocab: '字符表大小 V',
     chart: '损失曲线（nats）', steps: '训练步数', loss: '损失',
     trainSeries: '训练损失（实线）', valSeries: '验证损失（虚线）', baselineSeries: '一元熵基线（点线）',
@@ -62,7 +62,7 @@ const strings = {
     source: 'Training text', corpus: 'State of the Union addresses, 1982–2021 (about 1.3 MB)', shipped: 'the short text that ships with the lab (about 3 KB)', custom: 'your own text',
     customLabel: 'Your training text (at least 10 × 33 characters, at most 4 MB)',
     seed: 'Random seed', causal: 'Causal mask (position t sees only positions ≤ t)', start: 'Start training', pause: 'Pause', resetModel: 'Reset the model (back to untrained weights)', temp: 'Sampling temperature',
-    step: 'step', time: 'training time', trainLoss: 'training loss (evaluated every {every} steps)', valLoss: 'validation loss (evaluated every {every} steps)', best: 'best validation loss', atStep: 'step {step}', unigram: 'unigram entropy baseline', speed: 'steps / s', tokens: 'characters / s',
+    step: 'step', time: 'training time', trainLoss: 'training loss', valLoss: 'validation loss', best: 'best validation loss', atStep: 'step {step}', evalEvery: 'Both losses are evaluated every {every} steps (on {batches} batches each) and stay the same in between.', unigram: 'unigram entropy baseline', speed: 'steps / s', tokens: 'characters / s',
     params: 'parameters', vocab: 'vocabulary size V',
     chart: 'Loss (nats)', steps: 'training steps', loss: 'loss',
     trainSeries: 'training loss (solid)', valSeries: 'validation loss (dashed)', baselineSeries: 'unigram baseline (dotted)',
@@ -259,7 +259,7 @@ export default {
     const statKeys = ['step', 'time', 'trainLoss', 'valLoss', 'best', 'unigram', 'speed', 'tokens', 'params', 'vocab'];
     const statClass = { trainLoss: 'train-loss', valLoss: 'val-loss', best: 'best-loss' };
     const statValues = Object.fromEntries(statKeys.map((k) => [k, h('dd', { class: statClass[k] ?? k })]));
-    const stats = h('dl.readout.train-stats', { 'data-name': 'stats' }, statKeys.flatMap((k) => [h('dt', {}, t(k, { every: EVAL_EVERY })), statValues[k]]));
+    const stats = h('dl.readout.train-stats', { 'data-name': 'stats' }, statKeys.flatMap((k) => [h('dt', {}, t(k)), statValues[k]]));
     const chart = lineChart({ t, name: 'loss', label: t('chart') });
     const notes = h('p.note.train-note', { 'data-name': 'train-note' });
     const temp = ctx.slider('temp', { step: 0.1, format: (v) => v.toFixed(1), onChange: (v) => { ctx.set({ temp: v }); requestSample(); } });
@@ -279,7 +279,7 @@ export default {
     const status = h('p.note.train-status', { role: 'status' });
     ctx.lab.append(
       h('div.controls', {}, source.el, seed.el, causal.el), areaWrap,
-      h('div.controls', {}, startBtn, pauseBtn, resetBtn), status, notes, stats, chart.el,
+      h('div.controls', {}, startBtn, pauseBtn, resetBtn), status, notes, stats, h('p.note.eval-every', {}, t('evalEvery', { every: EVAL_EVERY, batches: EVAL_BATCHES })), chart.el,
       h('div.controls', {}, h('label.control', {}, t('samplePrompt'), ' ', prompt), temp.el, resample), h('h3', {}, t('sample')), sampleOut,
       h('div.controls', {}, h('label.control', {}, t('probe'), ' ', probe), tField.el), probeNote,
       futureWaiting, future.el, futureOut, verdict, h('p.note.attn-axes', {}, t('attnAxes')), maps);
