@@ -276,6 +276,22 @@ const rgb = (css) => (/rgba?\((\d+), (\d+), (\d+)/.exec(css) ?? [0, 0, 0, 0]).sl
 
 test('keyboard (en): Tab reaches every control once, in document order, each with a visible focus ring of 3:1', async () => {
   const { page, errors } = await open('?lang=en&s4.T=64');   // T = 64: the canvas heatmaps are stops too
+  // 18.8 loads its text when it comes into view and then draws its attention maps (each with an
+  // export menu) and its future strip: bring it into view, wait for the maps, and count the stops
+  // once the number of focusable elements has stopped changing
+  await page.waitForFunction(() => {
+    const s8 = document.querySelector('.lab-section[data-section="18.8"]');
+    s8.scrollIntoView();   // again on every poll: sections above it settle their heights as they draw
+    return s8.querySelectorAll('[data-name^="attn-"] summary').length >= 8;
+  }, null, { timeout: 120000, polling: 500 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  let before = -1;
+  for (;;) {
+    const now = await page.evaluate(() => document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]').length);
+    if (now === before) break;
+    before = now;
+    await page.waitForTimeout(1500);
+  }
   const n = await page.evaluate(tabStops);
   assert.ok(n > 100, `${n} stops`);
   const seen = [], rings = [];

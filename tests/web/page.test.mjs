@@ -514,7 +514,7 @@ test('keyboard: cells are reachable with Tab, arrows move, typing recomputes', a
   await page.keyboard.press('Space');
   assert.equal(await fig(page, '18.2', 'mask').locator('button[data-row="2"][data-col="2"]').getAttribute('aria-pressed'), 'false');
   // every heatmap cell carries an accessible label with its value
-  const unlabeled = await page.locator('table.heatmap td:not(.rowmark):not([aria-label])').count();
+  const unlabeled = await page.locator('table.heatmap tbody td:not(.rowmark):not([aria-label])').count();
   assert.equal(unlabeled, 0);
   await page.close();
 });

@@ -159,7 +159,7 @@ test('solutions=0 hides hints, solutions and diagnoses in the page, the embed, t
     const ex = page.locator('article[data-exercise="ex-chapter-1"]');
     for (const [i, v] of ['1/3', '1/3', '1/3', '16/3'].entries()) await ex.locator('input').nth(i).fill(v);   // the "uniform" misconception
     await ex.locator('button[type="submit"]').click();
-    assert.match(await ex.locator('.feedback').textContent(), /^Not yet\.(Your answer reads as [\d., ]+\.)?$/, `${mode}: no diagnosis, no pointer to a hint`);
+    assert.match(await ex.locator('.feedback').textContent(), /^Not yet\. Think again\.(Your answer reads as [\d., ]+\.)?$/, `${mode}: no diagnosis, no pointer to a hint`);
     assert.equal(await ex.locator('.diagnosis').count(), 0, mode);
     assert.deepEqual(errors, [], mode);
     await page.close();

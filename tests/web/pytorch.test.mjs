@@ -256,7 +256,8 @@ test('every section has a "Show as PyTorch" panel; the program is written only w
   if (/Copied/.test(await panel.locator('.pytorch-status').textContent())) assert.equal(await page.evaluate(() => navigator.clipboard.readText()), after);
   // 18.8 before any model: the panel says what to do
   await sec(page, '18.8').locator('details.pytorch-panel summary').click();
-  assert.match(await sec(page, '18.8').locator('.pytorch-note').textContent(), /once the model is built/);
+  // (the panel writes on its toggle event, which comes after the click)
+  await page.waitForFunction(() => /once the model is built/.test(document.querySelector('.lab-section[data-section="18.8"] .pytorch-note')?.textContent ?? ''), null, { timeout: 10000 });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -261,7 +261,7 @@ for (const version of ['1.2', '2004']) {
     assert.equal(await lms.frame.locator('.lab-section').count(), 1);
     assert.equal(await lms.frame.locator('details.hint, details.solution').count(), 0, 'no hints or solutions');
     const ex = await lms.answer('ex-18.3-score', ['1']);   // the unscaled score: a known misconception
-    assert.match(await ex.locator('.feedback').textContent(), /^Not yet\.$/, 'no diagnosis either');
+    assert.match(await ex.locator('.feedback').textContent(), /^Not yet\. Think again\.$/, 'no diagnosis either');
     await lms.committed(version);
     // one section, visited; its one exercise checked: complete, below 50 %
     assert.equal(await lms.value(f.raw), '0');

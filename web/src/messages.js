@@ -52,7 +52,6 @@ export const errorTables = {
       disposed: '这个模型已经释放，请重新建立模型。',
       out_of_memory: '输入或结果太大，超出了本页 WebAssembly 内存的容量。请把它改小。',
       internal: '内核内部出错（这是程序的错误，请报告）：{detail}',
-      legacy: '内核拒绝了这组输入：{detail}',
     },
     // argument paths of the JS API -> what the page calls them
     args: {
@@ -116,7 +115,6 @@ export const errorTables = {
       disposed: 'This model was released; build the model again.',
       out_of_memory: 'The input or the result is too large for this tab\'s WebAssembly memory. Make it smaller.',
       internal: 'An internal error in the core (a bug; please report it): {detail}',
-      legacy: 'The core rejected this input: {detail}',
     },
     args: {
       x: 'X', a: 'A', b: 'X', q: 'Q', k: 'K', v: 'V', 'opts.wq': 'W_Q', 'opts.wk': 'W_K', 'opts.wv': 'W_V',

@@ -44,6 +44,7 @@ function stateBlock(spec, state, { lang, t }) {
   const tt = makeT(lang, spec.controller.strings);
   const tables = [], settings = [];
   for (const e of schema) {
+    if (e.worksheet === false) continue;   // a way of looking (18.3's step-through stage), not an input of the exercises
     const v = state[e.key];
     if (e.type === 'matrix' || e.type === 'mask') tables.push(valueTable(tt(e.key), v));
     else if (e.type === 'vector') tables.push(valueTable(tt(e.key), [v]));

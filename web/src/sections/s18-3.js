@@ -61,7 +61,7 @@ export default {
     { key: 'wv', type: 'matrix', default: [[1, 0], [0.5, 1]], maxRows: 6, maxCols: 6 },
     { key: 'layout', type: 'enum', options: ['math', 'linear'], default: 'math' },
     { key: 'causal', type: 'bool', default: true },
-    { key: 'stage', type: 'enum', options: ['off', ...STAGES.map((s) => s.id)], default: 'off' },
+    { key: 'stage', type: 'enum', options: ['off', ...STAGES.map((s) => s.id)], default: 'off', worksheet: false },   // a view, not an input
   ],
   errors: { x: 'x', 'opts.wq': 'wq', 'opts.wk': 'wk', 'opts.wv': 'wv', overflow: ['x', 'wq', 'wk', 'wv'] },
   build(ctx) {
