@@ -175,14 +175,24 @@ struct Gpt {
         return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (x + 0.044715 * x * x * x)));
     }
 
+    // Every intermediate of one block (B = 1), in the shapes of the core's block trace.
+    struct Trace {
+        std::vector<double> ln1, q, k, v, scores, weights, heads, proj, residual, ln2, fc, gelu, fcproj;   // q, k, v (NH, T, hs); scores, weights (NH, T, T)
+    };
     // One block l on the residual stream x (B, T, C): x + proj(attn(ln1 x)), then + mlp(ln2 .).
-    // att, when given, receives the attention weights (B, NH, T, T).
-    std::vector<double> block(const std::vector<double>& x, std::size_t B, std::size_t T, std::size_t l, std::vector<double>* att = nullptr) const {
+    // att, when given, receives the attention weights (B, NH, T, T); trace (B = 1 only) every stage.
+    std::vector<double> block(const std::vector<double>& x, std::size_t B, std::size_t T, std::size_t l, std::vector<double>* att = nullptr,
+                              Trace* trace = nullptr) const {
         const std::size_t hs = C / NH;
         const std::vector<double> h = layernorm(x, ln1w + l * C, ln1b + l * C);
         const std::vector<double> qkv = linear(h, C, 3 * C, qkvw + l * C * 3 * C, qkvb + l * 3 * C);   // (B, T, 3C)
         std::vector<double> y(B * T * C);
         if (att) att->assign(B * NH * T * T, 0.0);
+        if (trace) {
+            REQUIRE(B == 1);
+            trace->ln1 = h;
+            trace->q.clear(); trace->k.clear(); trace->v.clear(); trace->scores.clear(); trace->weights.clear();
+        }
         for (std::size_t b = 0; b < B; ++b)
             for (std::size_t hh = 0; hh < NH; ++hh) {
                 Tensor q = Tensor::from_shape({T, hs}), k = Tensor::from_shape({T, hs}), v = Tensor::from_shape({T, hs});
@@ -194,6 +204,18 @@ struct Gpt {
                         v(t, e) = qkv[row + 2 * C + hh * hs + e];
                     }
                 const Attn a = sdpa(q, k, v, causal, 1.0 / std::sqrt(double(hs)));   // scaled by 1/sqrt(hs)
+                if (trace) {
+                    trace->q.insert(trace->q.end(), q.begin(), q.end());
+                    trace->k.insert(trace->k.end(), k.begin(), k.end());
+                    trace->v.insert(trace->v.end(), v.begin(), v.end());
+                    trace->weights.insert(trace->weights.end(), a.weights.begin(), a.weights.end());
+                    for (std::size_t t = 0; t < T; ++t)   // q_t . k_j / sqrt(hs), every j (before the mask)
+                        for (std::size_t j = 0; j < T; ++j) {
+                            double s = 0;
+                            for (std::size_t e = 0; e < hs; ++e) s += q(t, e) * k(j, e);
+                            trace->scores.push_back(s / std::sqrt(double(hs)));
+                        }
+                }
                 for (std::size_t t = 0; t < T; ++t) {
                     for (std::size_t e = 0; e < hs; ++e) y[(b * T + t) * C + hh * hs + e] = a.out(t, e);
                     if (att)
@@ -209,6 +231,10 @@ struct Gpt {
         const std::vector<double> m = linear(f, 4 * C, C, fcprojw + l * 4 * C * C, fcprojb + l * C);
         std::vector<double> x3(x.size());
         for (std::size_t i = 0; i < x.size(); ++i) x3[i] = x2[i] + m[i];
+        if (trace) {
+            trace->heads = y; trace->proj = proj; trace->residual = x2; trace->ln2 = h2; trace->gelu = f; trace->fcproj = m;
+            trace->fc = linear(h2, C, 4 * C, fcw + l * C * 4 * C, fcb + l * 4 * C);
+        }
         return x3;
     }
 

@@ -414,6 +414,21 @@ TEST_SUITE("errors") {
         expect_error([&] { future_check(tr, "abcd", Options{{"t", 3.0}}); }, ErrorCode::t_past_end,
                      "futureCheck: opts.t must be from 0 to T - 2 = 2 so that positions after t exist, got t = 3",
                      {{"fn", "futureCheck"}, {"arg", "opts.t"}, {"value", 3}, {"max", 2}});
+        // block_trace: small has 1 layer (0 only); the text's characters and length, as attention's
+        expect_error([&] { block_trace(tr, "abc", Options{{"layer", 1.0}}); }, ErrorCode::integer_range,
+                     "blockTrace: opts.layer must be a whole number from 0 to 0, got 1",
+                     {{"fn", "blockTrace"}, {"arg", "opts.layer"}, {"value", 1}, {"min", 0}, {"max", 0}});
+        expect_error([&] { tr.block_trace("abc", 2); }, ErrorCode::integer_range, "blockTrace: opts.layer must be a whole number from 0 to 0, got 2",
+                     {{"fn", "blockTrace"}, {"arg", "opts.layer"}, {"value", 2}, {"min", 0}, {"max", 0}});
+        expect_error([&] { block_trace(tr, "abQ", Options{}); }, ErrorCode::char_not_in_vocab,
+                     "blockTrace: text: the character 'Q' is not in the training text's vocabulary",
+                     {{"fn", "blockTrace"}, {"arg", "text"}, {"character", "Q"}});
+        expect_error([&] { block_trace(tr, "abcdefgha", Options{}); }, ErrorCode::text_length, "blockTrace: text must have 1 to 8 characters, got 9",
+                     {{"fn", "blockTrace"}, {"arg", "text"}, {"length", 9}, {"min", 1}, {"max", 8}});
+        expect_error([&] { block_trace(tr, "", Options{}); }, ErrorCode::text_length, "blockTrace: text must have 1 to 8 characters, got 0",
+                     {{"fn", "blockTrace"}, {"arg", "text"}, {"length", 0}, {"min", 1}, {"max", 8}});
+        expect_error([&] { block_trace(tr, "abc", Options{{"head", 0.0}}); }, ErrorCode::unknown_option,
+                     "blockTrace: unknown option opts.head (known: layer)", {{"fn", "blockTrace"}, {"arg", "opts.head"}, {"known", Strings{"layer"}}});
         expect_error([] { gpt_gradcheck(-1); }, ErrorCode::integer_range, "gptGradcheck: seed must be a whole number from 0 to 9007199254740991, got -1",
                      {{"fn", "gptGradcheck"}, {"arg", "seed"}, {"value", -1}, {"min", 0}, {"max", 9007199254740991.0}});
     }

@@ -287,6 +287,81 @@ TEST_SUITE("gpt") {
             }
     }
 
+    TEST_CASE("a block trace is the model's own forward, stage by stage, and matches the textbook block") {
+        // 3 heads of hs 4 in C 12 (1/sqrt(hs) is not 1/sqrt(C)), 3 layers (two hand-overs checked), weights
+        // moved off their initial values so that no stage is an identity
+        GptConfig cfg;
+        cfg.C = 12; cfg.heads = 3; cfg.layers = 3; cfg.t_max = 8; cfg.seed = 5;
+        TrainOptions o = opts16();
+        o.t = 8;
+        CharTrainer tr(shipped(), cfg, o);
+        detail::Rng rng(50);
+        for (double& p : tr.model().params()) p += 0.5 * rng.normal();
+        const Gpt& m = tr.model();
+        const ref::Gpt r = reference_of(m);
+        const std::string text = "the cat";
+        const std::vector<int> ids = tr.data().encode(text, "test", "text");
+        const std::size_t T = ids.size(), C = 12;
+        std::vector<GptBlockTrace> traces;
+        for (std::size_t l = 0; l < 3; ++l) traces.push_back(tr.block_trace(text, l));
+        auto flat = [](const Tensor& t) { return std::vector<double>(t.begin(), t.end()); };
+        CHECK(ref::max_abs(r.embed(ids, 1, T), traces[0].input.data()) < 1e-15);
+        for (std::size_t l = 0; l < 3; ++l) {
+            CAPTURE(l);
+            const GptBlockTrace& b = traces[l];
+            CHECK(b.layer == l);
+            CHECK(b.text == text);
+            CHECK(b.q.shape() == Tensor::shape_type{3, T, 4});
+            CHECK(b.scores.shape() == Tensor::shape_type{3, T, T});
+            CHECK(b.fc.shape() == Tensor::shape_type{T, 4 * C});
+            ref::Gpt::Trace want;
+            const std::vector<double> out = r.block(flat(b.input), 1, T, l, nullptr, &want);
+            const std::pair<const char*, std::pair<const std::vector<double>*, const Tensor*>> stages[] = {
+                {"ln1", {&want.ln1, &b.ln1}}, {"q", {&want.q, &b.q}}, {"k", {&want.k, &b.k}}, {"v", {&want.v, &b.v}},
+                {"scores", {&want.scores, &b.scores}}, {"weights", {&want.weights, &b.weights}}, {"heads", {&want.heads, &b.heads}},
+                {"proj", {&want.proj, &b.proj}}, {"residual", {&want.residual, &b.residual}}, {"ln2", {&want.ln2, &b.ln2}},
+                {"fc", {&want.fc, &b.fc}}, {"gelu", {&want.gelu, &b.gelu}}, {"fcproj", {&want.fcproj, &b.fcproj}}, {"out", {&out, &b.out}}};
+            for (const auto& [name, pair] : stages) {
+                CAPTURE(name);
+                REQUIRE(pair.first->size() == pair.second->size());
+                CHECK(ref::max_abs(*pair.first, pair.second->data()) < 1e-12);
+            }
+            // the scores are not a scaled copy of something else: the masked ones are kept, the softmax is of the scaled ones
+            CHECK(b.scores(0, 0, T - 1) != 0.0);
+            CHECK(b.weights(0, 0, T - 1) == 0.0);
+            // the block's output is the next block's input, bit for bit
+            if (l + 1 < 3) CHECK(flat(b.out) == flat(traces[l + 1].input));
+        }
+        // what the model's forward uses: the attention maps of a plain forward (no scores kept) are the trace's weights
+        // bit for bit, and the last block's output through lnf and the tied head gives the model's logits
+        const std::vector<Tensor> maps = tr.attention_maps(text);
+        const Tensor logits = tr.model().logits();
+        for (std::size_t l = 0; l < 3; ++l) CHECK(flat(maps[l]) == flat(traces[l].weights));
+        std::vector<double> z(T * m.config().vocab);
+        {
+            const std::vector<double> h = r.layernorm(flat(traces[2].out), r.lnfw, r.lnfb);
+            for (std::size_t t = 0; t < T; ++t)
+                for (std::size_t v = 0; v < m.config().vocab; ++v) {
+                    double s = 0;
+                    for (std::size_t c = 0; c < C; ++c) s += h[t * C + c] * m.params()[r.wte + v * C + c];
+                    z[t * m.config().vocab + v] = s;
+                }
+        }
+        CHECK(ref::max_abs(z, logits.data()) < 1e-12);
+        tr.block_trace(text, 1);   // the trace's forward leaves the same logits as a plain forward
+        CHECK(flat(tr.model().logits()) == flat(logits));
+        // the page explains a map cell with the lab's sdpa on the traced heads: the same cell, bit for bit
+        const GptBlockTrace& b = traces[1];
+        const Options on{{"q", b.q}, {"k", b.k}, {"v", b.v}, {"causal", true}};
+        for (double h = 0; h < 3; ++h)
+            for (double t = 0; t < double(T); ++t)
+                for (double j = 0; j <= t; ++j) {
+                    const Explanation e = explain("sdpa", "weights", {h, t, j}, on);
+                    CHECK(e.value == b.weights(std::size_t(h), std::size_t(t), std::size_t(j)));
+                    CHECK(e.scores[std::size_t(j)] == b.scores(std::size_t(h), std::size_t(t), std::size_t(j)));
+                }
+    }
+
     TEST_CASE("the same seed gives the same model, the same curve and the same samples") {
         CharTrainer a(shipped(), small(9), opts16()), b(shipped(), small(9), opts16());
         CHECK(a.model().params() == b.model().params());

@@ -156,6 +156,7 @@ TEST_CASE("table: every row runs, reads the options it declares and writes the r
         {"sample", {[&](const Options& o) { return std::vector<Arg>{id, with({{"length", 5.0}}, o)}; }}},
         {"attention", {[&](const Options&) { return std::vector<Arg>{id, std::string("abcd")}; }}},
         {"futureCheck", {[&](const Options& o) { return std::vector<Arg>{id, std::string("abcd"), o}; }}},
+        {"blockTrace", {[&](const Options& o) { return std::vector<Arg>{id, std::string("abcd"), o}; }}},
         {"parameters", {[&](const Options&) { return std::vector<Arg>{id}; }}},
         {"gptGradcheck", {[&](const Options&) { return std::vector<Arg>{1.0}; }}},
         {"memoryStats", {[&](const Options&) { return std::vector<Arg>{}; }}},

@@ -184,6 +184,12 @@ inline void write(Writer& w, const std::vector<Tensor>& maps) {
     for (const Tensor& t : maps) w.tensor(t);
     w.end_list();
 }
+inline void write(Writer& w, const GptBlockTrace& b) {
+    w.begin().key("layer").number(double(b.layer)).key("text").string(b.text).key("input").tensor(b.input).key("ln1").tensor(b.ln1);
+    w.key("q").tensor(b.q).key("k").tensor(b.k).key("v").tensor(b.v).key("scores").tensor(b.scores).key("weights").tensor(b.weights);
+    w.key("heads").tensor(b.heads).key("proj").tensor(b.proj).key("residual").tensor(b.residual).key("ln2").tensor(b.ln2);
+    w.key("fc").tensor(b.fc).key("gelu").tensor(b.gelu).key("fcproj").tensor(b.fcproj).key("out").tensor(b.out).end();
+}
 inline void write(Writer& w, const GptGradcheck& g) {
     w.begin().key("passed").boolean(g.passed).key("maxAbsError").number(g.max_abs_error).key("params").number(double(g.params)).key("inputs");
     write_inputs(w, g.inputs);

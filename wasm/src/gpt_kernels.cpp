@@ -104,9 +104,10 @@ struct PackedHeads {
 };
 }  // namespace
 
-void attention_forward(double* out, double* att, const double* qkv, std::size_t B, std::size_t T, std::size_t C, std::size_t NH, bool causal) {
+void attention_forward(double* out, double* att, double* scores, const double* qkv, std::size_t B, std::size_t T, std::size_t C,
+                       std::size_t NH, bool causal) {
     const PackedHeads P(T, C, NH);
-    sdpa_forward_kernel(qkv, qkv + C, qkv + 2 * C, B * NH, T, T, P.hs, P.hs, P.scale, causal, /*scores=*/nullptr, att, out,
+    sdpa_forward_kernel(qkv, qkv + C, qkv + 2 * C, B * NH, T, T, P.hs, P.hs, P.scale, causal, scores, att, out,
                         P.qkv, P.qkv, P.qkv, P.out);
 }
 void attention_backward(double* dqkv, const double* dout, const double* qkv, const double* att, std::size_t B, std::size_t T,

@@ -31,8 +31,10 @@ void matmul_backward(double* dinp, double* dw, double* db, const double* dout, c
 // Multi-head self-attention on the packed projections qkv (B, T, 3C) = [q | k | v], head h in
 // columns h*hs .. (h+1)*hs-1 of each third, scaled by 1/sqrt(hs), causal or not: the lab's
 // sdpa kernels reading the heads in place. out (B, T, C) with the heads side by side; att
-// (B, NH, T, T) the attention weights, kept for backward (the scores are not kept).
-void attention_forward(double* out, double* att, const double* qkv, std::size_t B, std::size_t T, std::size_t C, std::size_t NH, bool causal);
+// (B, NH, T, T) the attention weights, kept for backward; scores (B, NH, T, T) = q.k / sqrt(hs)
+// before the mask, kept only when not null (a block trace; training does not keep them).
+void attention_forward(double* out, double* att, double* scores, const double* qkv, std::size_t B, std::size_t T, std::size_t C,
+                       std::size_t NH, bool causal);
 // dqkv (B, T, 3C) += the gradients of q, k and v, given dout (B, T, C) and att from the forward
 void attention_backward(double* dqkv, const double* dout, const double* qkv, const double* att, std::size_t B, std::size_t T,
                         std::size_t C, std::size_t NH, bool causal);

@@ -76,7 +76,7 @@ std::vector<GptParamTensor> Gpt::param_tensors() const {
 }
 
 // ---- forward ------------------------------------------------------------------------------------
-double Gpt::forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T) {
+double Gpt::forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T, bool keep_scores) {
     // (the trainer only passes valid batches: these guard the C++ API)
     const char* fn = "forward";
     if (B < 1) detail::to_index({fn, "B"}, 0, 1, kMaxElements);
@@ -97,6 +97,8 @@ double Gpt::forward(const std::vector<int>& tokens, const std::vector<int>& targ
     size(a.encoded, BT * C);
     size(a.ln1, L * BT * C); size(a.ln1_mean, L * BT); size(a.ln1_rstd, L * BT);
     size(a.qkv, L * BT * 3 * C); size(a.atty, L * BT * C); size(a.att, L * B * NH * T * T);
+    if (keep_scores) size(a.scores, L * B * NH * T * T);
+    else a.scores.clear();
     size(a.attproj, L * BT * C); size(a.residual2, L * BT * C);
     size(a.ln2, L * BT * C); size(a.ln2_mean, L * BT); size(a.ln2_rstd, L * BT);
     size(a.fch, L * BT * 4 * C); size(a.fch_gelu, L * BT * 4 * C); size(a.fcproj, L * BT * C); size(a.residual3, L * BT * C);
@@ -115,6 +117,7 @@ double Gpt::forward(const std::vector<int>& tokens, const std::vector<int>& targ
         double* qkv = a.qkv.data() + l * BT * 3 * C;             // (B, T, 3C)
         double* atty = a.atty.data() + l * BT * C;               // (B, T, C)
         double* att = a.att.data() + l * B * NH * T * T;         // (B, NH, T, T)
+        double* scores = keep_scores ? a.scores.data() + l * B * NH * T * T : nullptr;   // (B, NH, T, T) or not kept
         double* attproj = a.attproj.data() + l * BT * C;         // (B, T, C)
         double* r2 = a.residual2.data() + l * BT * C;            // (B, T, C)
         double* ln2 = a.ln2.data() + l * BT * C;                 // (B, T, C)
@@ -126,7 +129,7 @@ double Gpt::forward(const std::vector<int>& tokens, const std::vector<int>& targ
         double* r3 = a.residual3.data() + l * BT * C;            // (B, T, C)
         detail::layernorm_forward(ln1, ln1_mean, ln1_rstd, residual, p + P.ln1w + l * C, p + P.ln1b + l * C, BT, C);
         detail::matmul_forward(qkv, ln1, p + P.qkvw + l * C * 3 * C, p + P.qkvb + l * 3 * C, BT, C, 3 * C);
-        detail::attention_forward(atty, att, qkv, B, T, C, NH, cfg_.causal);
+        detail::attention_forward(atty, att, scores, qkv, B, T, C, NH, cfg_.causal);
         detail::matmul_forward(attproj, atty, p + P.attprojw + l * C * C, p + P.attprojb + l * C, BT, C, C);
         detail::residual_forward(r2, residual, attproj, BT * C);
         detail::layernorm_forward(ln2, ln2_mean, ln2_rstd, r2, p + P.ln2w + l * C, p + P.ln2b + l * C, BT, C);

@@ -97,6 +97,51 @@ std::vector<Tensor> CharTrainer::attention_maps(const std::string& text) {
     return maps;
 }
 
+GptBlockTrace CharTrainer::block_trace(const std::string& text, std::size_t layer) {
+    const char* fn = "blockTrace";
+    if (layer >= cfg_.layers) detail::to_index({fn, "opts.layer"}, double(layer), 0, cfg_.layers - 1);
+    const std::vector<int> ids = data_.encode(text, fn, "text");
+    const std::size_t T = ids.size(), C = cfg_.C, NH = cfg_.heads, hs = C / NH, l = layer;
+    if (T < 1 || T > cfg_.t_max) throw Error(ErrorCode::text_length, {{"fn", fn}, {"arg", "text"}, {"length", T}, {"min", 1}, {"max", cfg_.t_max}});
+    // the model's own forward pass (B = 1), keeping the scores too; the trace copies layer l's slices
+    model_.forward(ids, {}, 1, T, /*keep_scores=*/true);
+    const GptActivations& a = model_.activations();
+    auto slice = [](const std::vector<double>& flat, std::size_t at, Shape shape) {
+        Tensor t = Tensor::from_shape(shape);
+        std::copy_n(flat.begin() + long(at), t.size(), t.begin());
+        return t;
+    };
+    const std::size_t TC = T * C, TT = NH * T * T;
+    GptBlockTrace r;
+    r.layer = layer;
+    r.text = data_.decode(ids);
+    r.input = l == 0 ? slice(a.encoded, 0, {T, C}) : slice(a.residual3, (l - 1) * TC, {T, C});
+    r.ln1 = slice(a.ln1, l * TC, {T, C});
+    // qkv (T, 3C) = [q | k | v], head h in columns h*hs .. (h+1)*hs-1 of each third -> (NH, T, hs) each
+    r.q = Tensor::from_shape({NH, T, hs});
+    r.k = Tensor::from_shape({NH, T, hs});
+    r.v = Tensor::from_shape({NH, T, hs});
+    const double* qkv = a.qkv.data() + l * T * 3 * C;
+    for (std::size_t h = 0; h < NH; ++h)
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t e = 0; e < hs; ++e) {
+                r.q(h, t, e) = qkv[t * 3 * C + h * hs + e];
+                r.k(h, t, e) = qkv[t * 3 * C + C + h * hs + e];
+                r.v(h, t, e) = qkv[t * 3 * C + 2 * C + h * hs + e];
+            }
+    r.scores = slice(a.scores, l * TT, {NH, T, T});
+    r.weights = slice(a.att, l * TT, {NH, T, T});
+    r.heads = slice(a.atty, l * TC, {T, C});
+    r.proj = slice(a.attproj, l * TC, {T, C});
+    r.residual = slice(a.residual2, l * TC, {T, C});
+    r.ln2 = slice(a.ln2, l * TC, {T, C});
+    r.fc = slice(a.fch, l * 4 * TC, {T, 4 * C});
+    r.gelu = slice(a.fch_gelu, l * 4 * TC, {T, 4 * C});
+    r.fcproj = slice(a.fcproj, l * TC, {T, C});
+    r.out = slice(a.residual3, l * TC, {T, C});
+    return r;
+}
+
 FutureCheck CharTrainer::future_check(const std::string& text, std::size_t t, std::uint64_t seed) {
     const std::vector<int> ids = data_.encode(text, "futureCheck", "text");
     const std::size_t T = ids.size(), V = cfg_.vocab;
@@ -164,6 +209,13 @@ FutureCheck future_check(CharTrainer& tr, const std::string& text, const Options
     const std::uint64_t seed = r.seed("seed");
     r.finish();
     return tr.future_check(text, t, seed);
+}
+
+GptBlockTrace block_trace(CharTrainer& tr, const std::string& text, const Options& opts) {
+    detail::OptionReader r(opts, "blockTrace");
+    const std::size_t layer = r.index("layer", 0, 0, tr.model().config().layers - 1);
+    r.finish();
+    return tr.block_trace(text, layer);
 }
 
 }  // namespace attn

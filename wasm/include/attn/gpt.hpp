@@ -51,6 +51,7 @@ struct GptActivations {
     std::vector<double> qkv;                  // (L, B, T, 3C)    ln1 qkvw + qkvb = [q | k | v]
     std::vector<double> atty;                 // (L, B, T, C)     attention output, heads side by side
     std::vector<double> att;                  // (L, B, NH, T, T) attention weights
+    std::vector<double> scores;               // (L, B, NH, T, T) q.k / sqrt(hs) before the mask; only after forward(..., keep_scores)
     std::vector<double> attproj;              // (L, B, T, C)     atty attprojw + attprojb
     std::vector<double> residual2;            // (L, B, T, C)     residual + attproj
     std::vector<double> ln2;                  // (L, B, T, C)
@@ -76,8 +77,9 @@ public:
     std::vector<GptParamTensor> param_tensors() const;   // the layout's tensors, in buffer order
 
     // tokens, targets: (B, T) row-major, T <= t_max, values < vocab; targets may be null (no loss).
-    // Returns the mean cross-entropy (or NaN without targets). Logits and activations are kept.
-    double forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T);
+    // Returns the mean cross-entropy (or NaN without targets). Logits and activations are kept;
+    // keep_scores also keeps the attention scores (for a block trace; training does not need them).
+    double forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T, bool keep_scores = false);
     void zero_grad();
     void backward();   // after a forward with targets: accumulates into grads()
     void adamw(double lr, double beta1, double beta2, double eps, double weight_decay);
@@ -122,6 +124,26 @@ struct TrainOptions {
     double lr = 3e-3, beta1 = 0.9, beta2 = 0.99, eps = 1e-8, weight_decay = 0.0;
 };
 
+// One block's activations for one text (B = 1), as the forward pass computed them (18.8's
+// step-through). T characters, C width, NH heads, hs = C / NH.
+struct GptBlockTrace {
+    std::size_t layer;
+    std::string text;    // the T characters read
+    Tensor input;        // (T, C)      the residual stream entering the block: the embedding, or layer - 1's output
+    Tensor ln1;          // (T, C)      LayerNorm 1 of the input
+    Tensor q, k, v;      // (NH, T, hs) ln1 W_qkv + b, split into the heads
+    Tensor scores;       // (NH, T, T)  q k^T / sqrt(hs), before the mask
+    Tensor weights;      // (NH, T, T)  softmax(scores + M), M = -inf above the diagonal when causal
+    Tensor heads;        // (T, C)      weights v, the heads side by side
+    Tensor proj;         // (T, C)      heads W_proj + b
+    Tensor residual;     // (T, C)      input + proj
+    Tensor ln2;          // (T, C)      LayerNorm 2 of the residual
+    Tensor fc;           // (T, 4C)     ln2 W_fc + b
+    Tensor gelu;         // (T, 4C)     gelu(fc), tanh approximation
+    Tensor fcproj;       // (T, C)      gelu W_fcproj + b
+    Tensor out;          // (T, C)      residual + fcproj: the next block's input
+};
+
 struct FutureCheck {
     double max_prefix_change;    // max |logits' - logits| over positions <= t: exactly 0 when causal
     double max_future_change;    // over positions > t
@@ -139,6 +161,7 @@ public:
     double evaluate(bool validation, std::size_t batches);   // mean loss over fixed seeded batches
     std::string sample(const std::string& prompt, std::size_t length, double temperature, std::uint64_t seed);
     std::vector<Tensor> attention_maps(const std::string& text);   // per layer (NH, T, T)
+    GptBlockTrace block_trace(const std::string& text, std::size_t layer);   // 1 <= T <= tMax characters, layer < L
     FutureCheck future_check(const std::string& text, std::size_t t, std::uint64_t seed);
 private:
     CharData data_;
@@ -168,5 +191,6 @@ struct Evaluation { double train, val; };
 Evaluation evaluate(CharTrainer& tr, double batches);   // the same fixed batches of each split
 std::string sample(CharTrainer& tr, const Options& opts);   // {prompt = '', length = 80, temperature = 1, seed = 0}
 FutureCheck future_check(CharTrainer& tr, const std::string& text, const Options& opts);   // {t = 0, seed = 0}
+GptBlockTrace block_trace(CharTrainer& tr, const std::string& text, const Options& opts);   // {layer = 0}
 
 }  // namespace attn
