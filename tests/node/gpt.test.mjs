@@ -63,6 +63,49 @@ test('training lowers the loss below the unigram entropy; sampling and attention
   model.dispose();
 });
 
+test('blockTrace: one block stage by stage, from the forward the model trains with; its errors', () => {
+  // 3 heads of hs 4 in C 12, 3 layers
+  const model = core.createModel(text, { C: 12, heads: 3, layers: 3, tMax: 16, seed: 2 });
+  model.trainSteps(3);
+  const s = 'the cat sat';
+  const T = [...s].length;
+  const traces = [0, 1, 2].map((layer) => model.blockTrace(s, { layer }));
+  const maps = model.attention(s);
+  const shapes = { input: [T, 12], ln1: [T, 12], q: [3, T, 4], k: [3, T, 4], v: [3, T, 4], scores: [3, T, T], weights: [3, T, T], heads: [T, 12],
+    proj: [T, 12], residual: [T, 12], ln2: [T, 12], fc: [T, 48], gelu: [T, 48], fcproj: [T, 12], out: [T, 12] };
+  traces.forEach((b, l) => {
+    assert.equal(b.layer, l);
+    assert.equal(b.text, s);
+    for (const [k, shape] of Object.entries(shapes)) assert.deepEqual(b[k].shape, shape, `${k} of layer ${l}`);
+    // the attention weights of a plain forward, bit for bit
+    assert.deepEqual(Array.from(b.weights.data), Array.from(maps[l].data));
+    if (l < 2) assert.deepEqual(Array.from(b.out.data), Array.from(traces[l + 1].input.data), `layer ${l}'s output is layer ${l + 1}'s input`);
+    // residual = input + proj and out = residual + fcproj, element by element (one addition each)
+    for (let i = 0; i < T * 12; i++) {
+      assert.ok(Object.is(b.residual.data[i], b.input.data[i] + b.proj.data[i]));
+      assert.ok(Object.is(b.out.data[i], b.residual.data[i] + b.fcproj.data[i]));
+    }
+  });
+  // the lab's sdpa on the traced heads explains a map cell: the same number, bit for bit
+  const b = traces[1];
+  for (const [h, t, j] of [[0, 0, 0], [1, 5, 2], [2, T - 1, T - 1], [2, T - 1, 0]]) {
+    const e = core.explain('sdpa', 'weights', [h, t, j], { q: b.q, k: b.k, v: b.v, causal: true });
+    assert.ok(Object.is(e.value, b.weights.data[(h * T + t) * T + j]), `A[${h}, ${t}, ${j}]`);
+    assert.ok(Object.is(e.scores[j], b.scores.data[(h * T + t) * T + j]));
+  }
+  // scores are q.k / sqrt(hs) before the mask: an entry above the diagonal is kept, its weight is 0
+  assert.notEqual(b.scores.data[1], 0);
+  assert.equal(b.weights.data[1], 0);
+  assert.throws(() => model.blockTrace(s, { layer: 3 }), { code: 'integer_range', params: { fn: 'blockTrace', arg: 'opts.layer', value: 3, min: 0, max: 2 } });
+  assert.throws(() => model.blockTrace(s, { layer: 0.5 }), { code: 'integer_range', message: 'blockTrace: opts.layer must be a whole number from 0 to 2, got 0.5' });
+  assert.throws(() => model.blockTrace('the Zat'), { code: 'char_not_in_vocab', params: { fn: 'blockTrace', arg: 'text', character: 'Z' } });
+  assert.throws(() => model.blockTrace('x'.repeat(17)), { code: 'text_length', params: { fn: 'blockTrace', arg: 'text', length: 17, min: 1, max: 16 } });
+  assert.throws(() => model.blockTrace(''), { code: 'text_length', message: 'blockTrace: text must have 1 to 16 characters, got 0' });
+  assert.throws(() => model.blockTrace(s, { head: 1 }), { code: 'unknown_option', message: /^blockTrace: unknown option opts\.head \(known: layer\)/ });
+  assert.throws(() => model.blockTrace(7), { code: 'wrong_type', message: 'blockTrace: text must be a string, got a number' });
+  model.dispose();
+});
+
 test('the same seed gives the same curve', () => {
   const a = core.createModel(text, { C: 16, heads: 2, tMax: 16, seed: 5 });
   const b = core.createModel(text, { C: 16, heads: 2, tMax: 16, seed: 5 });
