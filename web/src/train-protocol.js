@@ -15,6 +15,7 @@ export const REQUESTS = {
   sample: ['prompt', 'length', 'temperature', 'seed'],
   attention: ['text'],
   future: ['text', 't', 'seed'],
+  trace: ['text', 'layer'],                               // the step-through: one block's activations (model.blockTrace)
   parameters: [],                                         // for "Show as PyTorch": the model's parameters
 };
 
@@ -31,6 +32,7 @@ export const REPLIES = {
   sample: ['text', 'step'],
   attention: ['text', 'maps', 'step'],
   future: ['text', 't', 'result', 'step'],
+  trace: ['text', 'layer', 'trace', 'step'],
   parameters: ['params', 'step'],                         // Float64Array in the core's flat layout (transferred)
   // a failed request; code and params are the core's (messages.js renders them), null for other errors
   error: ['request', 'message', 'code', 'params'],

@@ -79,6 +79,9 @@ const handle = dispatcher(REQUESTS, {
   future(m) {
     post('future', { text: m.text, t: m.t, result: needModel().futureCheck(m.text, { t: m.t, seed: m.seed }), step });
   },
+  trace(m) {
+    post('trace', { text: m.text, layer: m.layer, trace: needModel().blockTrace(m.text, { layer: m.layer }), step });
+  },
   parameters() {
     const params = needModel().parameters();
     postMessage(message(REPLIES, 'parameters', { params, step }), [params.buffer]);

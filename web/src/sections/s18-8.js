@@ -1,16 +1,20 @@
-// 18.8 A two-layer character GPT: the future-character check on a real model, and training it
-// live. The model lives in a Web Worker (train-worker.js, protocol in train-protocol.js) that
+// 18.8 A two-layer character GPT: the future-character check on a real model, training it live,
+// and a step-through of one block on the sentence (state keys stage, layer, head; widgets/stepper.js)
+// with the activations the model's own forward pass computed (model.blockTrace in the worker).
+// The model lives in a Web Worker (train-worker.js, protocol in train-protocol.js) that
 // shares the page's compiled core; this controller sends it requests and draws what comes back.
 // The default text is a real corpus (lessons/data/, loaded only when 18.8 needs it).
 import TrainWorker from '../train-worker.js?worker&inline';
 import { REQUESTS, REPLIES, EVAL_EVERY, EVAL_BATCHES, message, dispatcher } from '../train-protocol.js';
 import { LossHistory } from '../loss-history.js';
 import { heatmap } from '../widgets/heatmap.js';
+import { stepper } from '../widgets/stepper.js';
+import { provenance } from '../widgets/provenance.js';
 import { lineChart } from '../widgets/chart.js';
 import { button } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
-import { matrixAt } from '../tensors.js';
-import { fmt, fmtErr } from '../format.js';
+import { matrixAt, tensor } from '../tensors.js';
+import { fmt, fmtErr, shapeText } from '../format.js';
 import { coreUrl } from '../../../wasm/js/index.js';
 import { PROGRAMS } from '../pytorch-programs.js';
 
@@ -32,6 +36,25 @@ const FUTURE_SEED = 1;   // the future-character check's replacement characters
 
 const strings = {
   zh: {
+    blockTitle: '一个块，逐步查看', layer: '层', head: '头（Q、K、V、S、A 这几步）',
+    traceWaiting: '模型建好后，这里显示所选层在这句话上的每一步。',
+    blockProv: '在 S 或 A 的格子上停留（或点按、用 Tab 聚焦）：下面列出内核算出这个数所用的每一个数，参与计算的格子会被描边。',
+    b_x: '块的输入 x', b_ln1: 'h = LN₁(x)', b_q: '头 {h} 的 Q', b_k: '头 {h} 的 K', b_v: '头 {h} 的 V',
+    b_qk: '头 {h}：未缩放的 Q Kᵀ', b_s: '头 {h}：S = Q Kᵀ / √hs（遮罩前）', b_mask: '哪些位置可以看：1 = 允许（M 里是 0），0 = 屏蔽（M 里是 −∞）',
+    b_a: '头 {h}：A = softmax(S + M)', b_y: 'Y：各头的 A V 并排', b_proj: '输出投影 Y W_O + b_O', b_res: "x' = x + 投影（残差）",
+    b_ln2: "LN₂(x')", b_fc: 'MLP 第一层 LN₂(x′) W₁ + b₁', b_gelu: 'GELU', b_fcproj: 'MLP 第二层 GELU(·) W₂ + b₂', b_out: "块的输出 x′ + MLP（下一层的输入）",
+    st_x: '输入 x', st_ln1: 'LayerNorm 1', st_qkv: 'Q, K, V（每个头）', st_qk: 'Q Kᵀ', st_scaled: '÷ √hs', st_mask: '+ 遮罩 M', st_a: 'softmax → A',
+    st_y: 'Y = A V（各头拼接）', st_proj: '输出投影', st_res1: '残差 x + ·', st_ln2: 'LayerNorm 2', st_fc: 'MLP：线性', st_gelu: 'MLP：GELU', st_fcproj: 'MLP：线性', st_out: '残差 x′ + ·',
+    fb_x: 'x：每一行是一个字的向量（第 0 层是字嵌入加位置嵌入，之后是上一层的输出），形状 (T, C)',
+    fb_ln1: 'LN₁(x)：每一行减去自己的均值、除以 √(方差 + 1e-5)，再乘增益 w、加偏置 b',
+    fb_qkv: '[Q | K | V] = LN₁(x) W_qkv + b：一次线性变换得到 3C 列，每个头取各自的 hs = C / NH 列',
+    fb_qk: '(Q Kᵀ)[t, j] = q_t · k_j：所选头里查询 t 与键 j 的点积', fb_scaled: 'S = Q Kᵀ / √hs：除以一个头的宽度 hs 的平方根，不是 √C',
+    fb_mask: 'S + M：j ≤ t 时 M[t, j] = 0，j > t 时为 −∞（关掉因果遮罩则全为 0）',
+    fb_a: 'A = softmax(S + M)：每行和为 1，被屏蔽的位置权重严格为 0',
+    fb_y: 'Y = A V：每个头得到 hs 列，NH 个头并排成 C 列', fb_proj: 'Y W_O + b_O：把各头的结果混合回宽度 C',
+    fb_res1: "x' = x + Y W_O + b_O：注意力的结果加回块的输入", fb_ln2: "LN₂(x')：同样的归一化，参数是另一组",
+    fb_fc: 'LN₂(x′) W₁ + b₁：每个位置单独变换，宽度 4C', fb_gelu: 'GELU(u) = ½ u (1 + tanh(√(2/π) (u + 0.044715 u³)))，逐个元素',
+    fb_fcproj: 'GELU(·) W₂ + b₂：回到宽度 C', fb_out: "x' + MLP：块的输出，也就是下一层（或最后的 LayerNorm）的输入",
     source: '训练文本', corpus: '唐诗与宋诗（约 1.7 MB，简体）', shipped: '实验室附带的英文短文（约 3 KB）', custom: '自己粘贴的文本',
     customLabel: '你的训练文本（至少 10 × 33 个字符，最多 4 MB）',
     seed: '随机种子', causal: '因果遮罩（位置 t 只看 ≤ t 的位置）', start: '开始训练', pause: '暂停', resetModel: '重置模型（回到未训练的权重）', temp: '采样温度',
@@ -59,6 +82,25 @@ const strings = {
     pyRunning: '训练正在进行：先点“暂停”，程序会复现暂停时的模型。', pyFetching: '正在从训练线程取出模型参数…', loading: '正在准备模型…', loadingText: '正在载入训练文本…', table: '数据表',
   },
   en: {
+    blockTitle: 'One block, step by step', layer: 'Layer', head: 'Head (for the Q, K, V, S and A steps)',
+    traceWaiting: 'Once the model is built, each step of the chosen layer on the sentence appears here.',
+    blockProv: 'Hover over (or tap, or Tab to) a cell of S or A: the panel below lists every number the core used to compute it, and the cells it came from are outlined.',
+    b_x: 'Block input x', b_ln1: 'h = LN₁(x)', b_q: 'Q of head {h}', b_k: 'K of head {h}', b_v: 'V of head {h}',
+    b_qk: 'Head {h}: unscaled Q Kᵀ', b_s: 'Head {h}: S = Q Kᵀ / √hs (before the mask)', b_mask: 'Which positions may be seen: 1 = allowed (M is 0 there), 0 = blocked (M is −∞ there)',
+    b_a: 'Head {h}: A = softmax(S + M)', b_y: 'Y: every head’s A V side by side', b_proj: 'Output projection Y W_O + b_O', b_res: "x' = x + projection (residual)",
+    b_ln2: "LN₂(x')", b_fc: 'MLP, first layer LN₂(x′) W₁ + b₁', b_gelu: 'GELU', b_fcproj: 'MLP, second layer GELU(·) W₂ + b₂', b_out: "Block output x′ + MLP (the next layer’s input)",
+    st_x: 'input x', st_ln1: 'LayerNorm 1', st_qkv: 'Q, K, V (per head)', st_qk: 'Q Kᵀ', st_scaled: '÷ √hs', st_mask: '+ mask M', st_a: 'softmax → A',
+    st_y: 'Y = A V (heads concatenated)', st_proj: 'output projection', st_res1: 'residual x + ·', st_ln2: 'LayerNorm 2', st_fc: 'MLP: linear', st_gelu: 'MLP: GELU', st_fcproj: 'MLP: linear', st_out: 'residual x′ + ·',
+    fb_x: 'x: one row per character (in layer 0 the character embedding plus the position embedding, later the previous layer’s output), shape (T, C)',
+    fb_ln1: 'LN₁(x): each row minus its own mean, divided by √(variance + 1e-5), times the gain w, plus the bias b',
+    fb_qkv: '[Q | K | V] = LN₁(x) W_qkv + b: one linear map to 3C columns; each head takes its own hs = C / NH of them',
+    fb_qk: '(Q Kᵀ)[t, j] = q_t · k_j: query t against key j in the chosen head', fb_scaled: 'S = Q Kᵀ / √hs: divided by the square root of one head’s width hs, not √C',
+    fb_mask: 'S + M: M[t, j] = 0 for j ≤ t and −∞ for j > t (with the causal mask off, all 0)',
+    fb_a: 'A = softmax(S + M): each row sums to 1, blocked positions get exactly 0',
+    fb_y: 'Y = A V: each head gives hs columns; the NH heads side by side make C', fb_proj: 'Y W_O + b_O: mixes the heads’ results back into width C',
+    fb_res1: "x' = x + Y W_O + b_O: attention’s result is added back to the block’s input", fb_ln2: "LN₂(x'): the same normalisation with its own parameters",
+    fb_fc: 'LN₂(x′) W₁ + b₁: each position on its own, width 4C', fb_gelu: 'GELU(u) = ½ u (1 + tanh(√(2/π) (u + 0.044715 u³))), element by element',
+    fb_fcproj: 'GELU(·) W₂ + b₂: back to width C', fb_out: "x' + MLP: the block’s output, the input of the next layer (or of the final LayerNorm)",
     source: 'Training text', corpus: 'State of the Union addresses, 1982–2021 (about 1.3 MB)', shipped: 'the short text that ships with the lab (about 3 KB)', custom: 'your own text',
     customLabel: 'Your training text (at least 10 × 33 characters, at most 4 MB)',
     seed: 'Random seed', causal: 'Causal mask (position t sees only positions ≤ t)', start: 'Start training', pause: 'Pause', resetModel: 'Reset the model (back to untrained weights)', temp: 'Sampling temperature',
@@ -104,6 +146,27 @@ export function readable(text, vocab) {
   return { text: out.join(''), mapped, missing };
 }
 
+// The step-through of one block: the figures (data-name) each stage reads and makes, and its formula
+// in the lesson (TeX source). Every tensor is from the model's forward pass (model.blockTrace).
+const LESSON_IN = (tex) => tex.includes('W_{qkv}'), LESSON_ATTN = (tex) => tex.includes('softmax'), LESSON_MLP = (tex) => tex.includes('GELU');
+const STAGES = [
+  { id: 'x', reads: [], makes: ['b-x'], tex: LESSON_IN },
+  { id: 'ln1', reads: ['b-x'], makes: ['b-ln1'], tex: LESSON_IN },
+  { id: 'qkv', reads: ['b-ln1'], makes: ['b-q', 'b-k', 'b-v'], tex: LESSON_IN },
+  { id: 'qk', reads: ['b-q', 'b-k'], makes: ['b-qk'], tex: LESSON_ATTN },
+  { id: 'scaled', reads: ['b-qk'], makes: ['b-s'], tex: LESSON_ATTN },
+  { id: 'mask', reads: ['b-s'], makes: ['b-mask'], tex: LESSON_ATTN },
+  { id: 'a', reads: ['b-s', 'b-mask'], makes: ['b-a'], tex: LESSON_ATTN },
+  { id: 'y', reads: ['b-a', 'b-v'], makes: ['b-y'], tex: LESSON_ATTN },
+  { id: 'proj', reads: ['b-y'], makes: ['b-proj'], tex: LESSON_ATTN },
+  { id: 'res1', reads: ['b-x', 'b-proj'], makes: ['b-res'], tex: LESSON_ATTN },
+  { id: 'ln2', reads: ['b-res'], makes: ['b-ln2'], tex: LESSON_MLP },
+  { id: 'fc', reads: ['b-ln2'], makes: ['b-fc'], tex: LESSON_MLP },
+  { id: 'gelu', reads: ['b-fc'], makes: ['b-gelu'], tex: LESSON_MLP },
+  { id: 'fcproj', reads: ['b-gelu'], makes: ['b-fcproj'], tex: LESSON_MLP },
+  { id: 'out', reads: ['b-res', 'b-fcproj'], makes: ['b-out'], tex: LESSON_MLP },
+];
+
 export default {
   strings,
   state: [
@@ -114,13 +177,16 @@ export default {
     { key: 'prompt', type: 'text', maxLength: 32, default: '' },   // '' : the text's example
     { key: 'probe', type: 'text', maxLength: 32, default: '' },    // '' : the text's example
     { key: 't', type: 'int', min: 0, max: 30, default: 6 },
+    { key: 'stage', type: 'enum', options: ['off', ...STAGES.map((st) => st.id)], default: 'off', worksheet: false },   // a view, not an input
+    { key: 'layer', type: 'int', min: 0, max: MODEL.layers - 1, default: 0 },
+    { key: 'head', type: 'int', min: 0, max: MODEL.heads - 1, default: 0 },
   ],
   build(ctx) {
     const { t, lang } = ctx;
     const history = new LossHistory();
     // what the worker has told us so far; `v` counts changes so paint() redraws only what changed
-    const live = { config: null, vocab: null, progress: null, sample: '', attention: null, future: null, error: null,
-      ready: false, running: false, wantRun: false, pending: 0, loadingText: false, v: { history: 0, sample: 0, attention: 0, future: 0 } };
+    const live = { config: null, vocab: null, progress: null, sample: '', attention: null, future: null, trace: null, error: null,
+      ready: false, running: false, wantRun: false, pending: 0, loadingText: false, v: { history: 0, sample: 0, attention: 0, future: 0, trace: 0 } };
     const painted = {};
     let worker = null, customText = '', builtCustom = null, modelKey = null;
     const texts = {};   // corpus text once loaded
@@ -140,6 +206,9 @@ export default {
         live.progress = null;
         live.sample = '';
         live.v.sample += 1;
+        live.trace = null;
+        live.v.trace += 1;
+        models += 1;
         inspect();
         if (live.wantRun) { live.running = true; send('start'); }
       },
@@ -153,6 +222,7 @@ export default {
       sample(m) { live.sample = m.text; live.v.sample += 1; },
       attention(m) { live.attention = m; live.v.attention += 1; },
       future(m) { live.future = m; live.v.future += 1; },
+      trace(m) { live.trace = m; live.v.trace += 1; },
       parameters(m) { live.params = { ...m, config: live.config }; },
       error(m) {
         live.error = Object.assign(new Error(m.message), m.code ? { code: m.code, params: m.params } : {});   // rendered by messages.js
@@ -236,6 +306,16 @@ export default {
       if (p.n < 2) return;
       send('attention', { text: p.text });
       send('future', { text: p.text, t: p.t, seed: FUTURE_SEED });
+      requestTrace();
+    }
+    /** The step-through's block on the sentence, asked of the worker only while the step-through is on. */
+    let traceAsked = null, models = 0;
+    function requestTrace() {
+      if (!live.vocab || ctx.state.stage === 'off') return;
+      const p = probeText(), key = JSON.stringify([p.text, ctx.state.layer, models, live.progress?.step ?? 0]);
+      if (p.n < 1 || key === traceAsked) return;
+      traceAsked = key;
+      send('trace', { text: p.text, layer: ctx.state.layer });
     }
 
     const source = ctx.choice('source');
@@ -277,12 +357,39 @@ export default {
     const futureWaiting = h('p.note.waiting', { 'data-name': 'future-waiting' }, t('futureWaiting'));
     const maps = h('div.attn-maps');
     const status = h('p.note.train-status', { role: 'status' });
+    // the step-through of one block: every figure a stage reads or makes, shown while its stage is current
+    const T2 = MODEL.tMax * MODEL.tMax;   // T x T figures stay tables (cells to point at) up to T = tMax
+    const fig = (key, names, o = {}) => heatmap({ t, name: `b-${key}`, label: t(`b_${key}`, { h: 0 }), names, ...o });
+    const block = {
+      x: fig('x', ['T', 'C']), ln1: fig('ln1', ['T', 'C']), q: fig('q', ['T', 'hs']), k: fig('k', ['T', 'hs']), v: fig('v', ['T', 'hs']),
+      qk: fig('qk', ['T', 'T'], { axes: 'self', tableUpTo: T2 }), s: fig('s', ['T', 'T'], { axes: 'self', tableUpTo: T2 }),
+      mask: fig('mask', ['T', 'T'], { axes: 'self', weights: true, digits: 0, tableUpTo: T2 }),
+      a: fig('a', ['T', 'T'], { axes: 'self', weights: true, tableUpTo: T2 }),
+      y: fig('y', ['T', 'C']), proj: fig('proj', ['T', 'C']), res: fig('res', ['T', 'C']), ln2: fig('ln2', ['T', 'C']),
+      fc: fig('fc', ['T', '4C']), gelu: fig('gelu', ['T', '4C']), fcproj: fig('fcproj', ['T', 'C']), out: fig('out', ['T', 'C']),
+    };
+    const layerField = ctx.integer('layer', { onChange: (v) => { ctx.set({ layer: v }); requestTrace(); } });
+    const headField = ctx.integer('head');
+    const steps = stepper({ t, stages: STAGES.map((st) => ({ ...st, label: t(`st_${st.id}`), formula: t(`fb_${st.id}`) })),
+      onChange: (stage) => ctx.set({ stage }) });
+    const traceWaiting = h('p.note.waiting', { 'data-name': 'trace-waiting' }, t('traceWaiting'));
+    steps.extra.append(traceWaiting, ...Object.values(block).map((w) => w.el));
+    // pointing at a cell of A (or S) explains it with the core's arithmetic: the lab's sdpa on the
+    // traced head's q and k, which is the kernel the model's attention runs (the same bits)
+    const headOf = (tr, name, hd) => tensor(matrixAt(tr[name], hd));
+    const prov = provenance({ lang, core: ctx.core, fn: 'sdpa',
+      inputs: (st) => { const tr = live.trace.trace; return { q: headOf(tr, 'q', st.head), k: headOf(tr, 'k', st.head), v: headOf(tr, 'v', st.head), causal: live.config.causal }; },
+      sources: { q: block.q, k: block.k, v: block.v, scores: block.s, mask: block.mask, weights: block.a },
+      targets: [{ quantity: 'weights', widget: block.a, at: (i, j) => [i, j] }, { quantity: 'scores', widget: block.s, at: (i, j) => [i, j] }],
+      scale: (e) => ({ sym: '· 1/√hs', num: `· 1/√${e.terms.length}` }) });
+    steps.extra.append(h('p.note.block-prov', {}, t('blockProv')), prov.el);
     ctx.lab.append(
       h('div.controls', {}, source.el, seed.el, causal.el), areaWrap,
       h('div.controls', {}, startBtn, pauseBtn, resetBtn), status, notes, stats, h('p.note.eval-every', {}, t('evalEvery', { every: EVAL_EVERY, batches: EVAL_BATCHES })), chart.el,
       h('div.controls', {}, h('label.control', {}, t('samplePrompt'), ' ', prompt), temp.el, resample), h('h3', {}, t('sample')), sampleOut,
       h('div.controls', {}, h('label.control', {}, t('probe'), ' ', probe), tField.el), probeNote,
-      futureWaiting, future.el, futureOut, verdict, h('p.note.attn-axes', {}, t('attnAxes')), maps);
+      futureWaiting, future.el, futureOut, verdict, h('p.note.attn-axes', {}, t('attnAxes')), maps,
+      h('h3', {}, t('blockTitle')), h('div.controls', {}, layerField.el, headField.el), steps.el);
     const mapWidgets = new Map();
     chart.note(t('chartWaiting'));
     // Build the model (not train it) once the student scrolls near 18.8: the chart, the check and the
@@ -318,8 +425,11 @@ export default {
     }
 
     return {
-      destroy() { worker?.terminate(); worker = null; live.running = false; },
+      destroy() { steps.stop(); worker?.terminate(); worker = null; live.running = false; },
       sync(s) {
+        steps.set(s.stage);
+        showStage(s);
+        requestTrace();
         // the text, seed or mask changed (a control, or the section's reset): rebuild the model
         if (live.ready && keyOf(s) !== modelKey && s.source !== 'custom') queueMicrotask(() => ensureModel());
         areaWrap.hidden = s.source !== 'custom';
@@ -328,8 +438,19 @@ export default {
         if (probe.value !== shownProbe && document.activeElement !== probe) probe.value = shownProbe;
       },
       // Everything shown here was computed by the core in the worker; this only passes it on.
-      compute() {
+      compute(s, c) {
         if (live.error) throw live.error;
+        // the step-through also shows the chosen head's Q Kᵀ before the scale (the lab's sdpa with
+        // scale 'none', as in 18.3) and the mask M, both from the core
+        const tr = live.trace?.trace;
+        if (s.stage !== 'off' && tr) {
+          const key = `${live.v.trace} ${s.head}`;
+          if (live.block?.key !== key) {
+            const T = tr.scores.shape[1];
+            live.block = { key, unscaled: c.sdpa(headOf(tr, 'q', s.head), headOf(tr, 'k', s.head), headOf(tr, 'v', s.head), { scale: 'none' }).scores,
+              mask: c.maskMatrix(T, T, { causal: live.config.causal }) };
+          }
+        }
         return live;
       },
       paint(r, s) {
@@ -366,6 +487,12 @@ export default {
           verdict.className = `verdict ${exact ? 'good' : 'bad'}`;
         }
         if (changed('attention') && r.attention) paintMaps(r.attention);
+        showStage(s);
+        if (s.stage !== 'off' && r.trace && r.block && painted.block !== r.block.key) {
+          painted.block = r.block.key;
+          paintBlock(r.trace, r.block, s.head);
+          prov.update(s);
+        }
         painted.config = r.config;
       },
       // The model on screen as PyTorch: its parameters (about 100,000 numbers) as a file, asked of the
@@ -386,6 +513,36 @@ export default {
             config: { vocab: cfg.vocab, C: cfg.C, heads: cfg.heads, layers: cfg.layers, tMax: cfg.tMax, seed: cfg.seed, causal: cfg.causal } }) }] };
       },
     };
+
+    /** The figures the current stage reads and makes, and nothing else of the block. */
+    function showStage(s) {
+      const stage = STAGES.find((st) => st.id === s.stage), names = stage ? [...stage.reads, ...stage.makes] : [];
+      for (const [key, w] of Object.entries(block)) w.el.hidden = !live.trace || !names.includes(`b-${key}`);
+      traceWaiting.hidden = !stage || !!live.trace;
+    }
+
+    function paintBlock({ text: sentence, trace: tr }, { unscaled, mask }, hd) {
+      const chars = [...sentence].map(shown);
+      const T = chars.length;
+      const rows = (w, m, o = {}) => w.set(m, { rowLabels: chars, ...o });
+      const tt = { shape: [T, T], colLabels: chars };
+      for (const key of ['x', 'ln1', 'y', 'proj', 'res', 'ln2', 'fc', 'gelu', 'fcproj', 'out']) {
+        const name = { x: 'input', y: 'heads', res: 'residual' }[key] ?? key;
+        rows(block[key], matrixAt(tr[name]), { shape: tr[name].shape });
+      }
+      for (const key of ['q', 'k', 'v']) rows(block[key], matrixAt(tr[key], hd), { shape: tr[key].shape.slice(1), label: t(`b_${key}`, { h: hd }) });
+      rows(block.qk, matrixAt(unscaled), { ...tt, label: t('b_qk', { h: hd }) });
+      rows(block.s, matrixAt(tr.scores, hd), { ...tt, label: t('b_s', { h: hd }) });
+      rows(block.mask, matrixAt(mask), tt);
+      rows(block.a, matrixAt(tr.weights, hd), { ...tt, label: t('b_a', { h: hd }) });
+      // on each stage's arrow, the shape of the tensor it hands on, read from the arrays the core returned
+      const sh = shapeText, cT = ['T', 'C'];
+      steps.shapes({ x: sh(cT, tr.input.shape), ln1: sh(cT, tr.ln1.shape), qkv: sh(['NH', 'T', 'hs'], tr.q.shape),
+        qk: sh(['T', 'T'], unscaled.shape), scaled: sh(['T', 'T'], tr.scores.shape.slice(1)), mask: sh(['T', 'T'], mask.shape),
+        a: sh(['T', 'T'], tr.weights.shape.slice(1)), y: sh(cT, tr.heads.shape), proj: sh(cT, tr.proj.shape), res1: sh(cT, tr.residual.shape),
+        ln2: sh(cT, tr.ln2.shape), fc: sh(['T', '4C'], tr.fc.shape), gelu: sh(['T', '4C'], tr.gelu.shape), fcproj: sh(cT, tr.fcproj.shape),
+        out: sh(cT, tr.out.shape) });
+    }
 
     function paintMaps(a) {
       const chars = [...a.text].map(shown);

@@ -1,0 +1,174 @@
+// 18.8's step-through of one GPT block (issue 11 §2) and the provenance of its attention map
+// (§1), in headless Chromium: every stage forward and back with its figures, formula and URL, a
+// link that opens a stage, the shapes on the arrows, the numbers against the core called here in
+// Node on the same untrained model, and a cell of A explained by the core bit for bit.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { serve, launch, openPage, heatmapValues } from './harness.mjs';
+import { loadCore } from '../../wasm/js/index.js';
+import './page-modules.mjs';   // lets Node import a section's controller (its Vite-only imports become empty)
+
+const { MODEL } = await import('../../web/src/sections/s18-8.js');
+
+const DIST = new URL('../../dist/', import.meta.url).pathname;
+let server, chrome;
+before(async () => { server = await serve(DIST); chrome = await launch(); });
+after(async () => { await chrome?.close(); server?.close(); });
+
+const S8 = '.lab-section[data-section="18.8"]';
+const SENTENCE = 'the cat sat on';   // T = 14; C = 48, 4 heads of hs = 12
+const T = [...SENTENCE].length;
+// the page's model for the shipped text, seed 3, untrained: the same model built here by the core in Node
+const QUERY = `?lang=en&s8.source=shipped&s8.seed=3&s8.probe=${encodeURIComponent(SENTENCE)}`;
+const core = await loadCore();
+const reference = core.createModel(readFileSync(new URL('../../lessons/data/train.txt', import.meta.url), 'utf8'), { ...MODEL, seed: 3, causal: true });
+
+const STAGES = [
+  ['x', [], ['b-x'], 'W_{qkv}', '(T, C) = (14, 48)'],
+  ['ln1', ['b-x'], ['b-ln1'], 'W_{qkv}', '(T, C) = (14, 48)'],
+  ['qkv', ['b-ln1'], ['b-k', 'b-q', 'b-v'], 'W_{qkv}', '(NH, T, hs) = (4, 14, 12)'],
+  ['qk', ['b-k', 'b-q'], ['b-qk'], 'softmax', '(T, T) = (14, 14)'],
+  ['scaled', ['b-qk'], ['b-s'], 'softmax', '(T, T) = (14, 14)'],
+  ['mask', ['b-s'], ['b-mask'], 'softmax', '(T, T) = (14, 14)'],
+  ['a', ['b-mask', 'b-s'], ['b-a'], 'softmax', '(T, T) = (14, 14)'],
+  ['y', ['b-a', 'b-v'], ['b-y'], 'softmax', '(T, C) = (14, 48)'],
+  ['proj', ['b-y'], ['b-proj'], 'softmax', '(T, C) = (14, 48)'],
+  ['res1', ['b-proj', 'b-x'], ['b-res'], 'softmax', '(T, C) = (14, 48)'],
+  ['ln2', ['b-res'], ['b-ln2'], 'GELU', '(T, C) = (14, 48)'],
+  ['fc', ['b-ln2'], ['b-fc'], 'GELU', '(T, 4C) = (14, 192)'],
+  ['gelu', ['b-fc'], ['b-gelu'], 'GELU', '(T, 4C) = (14, 192)'],
+  ['fcproj', ['b-gelu'], ['b-fcproj'], 'GELU', '(T, C) = (14, 48)'],
+  ['out', ['b-fcproj', 'b-res'], ['b-out'], 'GELU', '(T, C) = (14, 48)'],
+].map(([id, reads, makes, tex, shape]) => ({ id, reads, makes, tex, shape }));
+
+async function open(query, width = 1280) {
+  const { page, errors } = await openPage(chrome.browser, 'about:blank');
+  await page.setViewportSize({ width, height: 900 });
+  await page.goto(server.url + query);
+  await page.waitForSelector(`${S8} [data-name="start"]`, { timeout: 15000 });
+  // scroll 18.8 into view: that builds the model; the step-through then asks the worker for the block
+  await page.waitForFunction((sel) => {
+    const el = document.querySelector(`${sel} .stepper`);
+    el.scrollIntoView({ block: 'center' });
+    return document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0';
+  }, S8, { polling: 250, timeout: 30000 });
+  return { page, errors, s8: page.locator(S8) };
+}
+const stageParam = (page) => new URL(page.url()).searchParams.get('s8.stage');
+const fig = (s8, name) => s8.locator(`[data-name="${name}"]`);
+
+/** What the step-through shows now. */
+const shown = (s8) => s8.evaluate((el) => {
+  const role = (r) => [...el.querySelectorAll(`.lab [data-stage-role="${r}"]`)].map((f) => f.dataset.name).sort();
+  return { current: el.querySelector('.stepper ol.step-flow li[aria-current="step"]')?.dataset.stage ?? null, reads: role('reads'), makes: role('makes'),
+    visible: [...el.querySelectorAll('.step-extra figure[data-name^="b-"]')].filter((f) => !f.hidden).map((f) => f.dataset.name).sort(),
+    formulas: [...el.querySelectorAll('.lesson .katex-display.stage-formula annotation')].map((a) => a.textContent),
+    where: el.querySelector('.stepper .step-where').textContent };
+});
+
+async function expectStage(page, s8, k) {
+  const st = STAGES[k];
+  await page.waitForFunction((id) => new URL(location.href).searchParams.get('s8.stage') === id, st.id, { timeout: 5000 });
+  const s = await shown(s8);
+  assert.equal(s.current, st.id);
+  assert.deepEqual(s.reads, st.reads, `${st.id}: the figures it reads`);
+  assert.deepEqual(s.makes, st.makes, `${st.id}: the figures it makes`);
+  assert.deepEqual(s.visible, [...st.reads, ...st.makes].sort(), `${st.id}: only its figures are shown`);
+  assert.equal(s.formulas.length, 1, `${st.id}: one lesson formula highlighted`);
+  assert.ok(s.formulas[0].includes(st.tex), `${st.id}: ${s.formulas[0]}`);
+  assert.match(s.where, new RegExp(`^Step ${k + 1} of ${STAGES.length}: `));
+}
+
+test('18.8: a link opens the block at a stage; Back and Next walk all 15 stages with their figures, formula and shapes', async () => {
+  const { page, errors, s8 } = await open(`${QUERY}&s8.stage=mask&s8.layer=1&s8.head=2`);
+  await page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-s"]`).hidden, S8, { timeout: 30000 });
+  await expectStage(page, s8, 5);
+  assert.equal(await s8.locator('.step-body').isVisible(), true);
+  const shapes = await s8.locator('.stepper ol.step-flow li').evaluateAll((lis) => lis.map((li) => [li.dataset.stage, li.querySelector('.step-shape').textContent]));
+  assert.deepEqual(shapes, STAGES.map((s) => [s.id, s.shape]));
+  for (let k = 4; k >= 0; k--) {
+    await s8.locator('.stepper button.step-back').click();
+    await expectStage(page, s8, k);
+  }
+  assert.equal(await s8.locator('.stepper button.step-back').isDisabled(), true);
+  for (let k = 1; k < STAGES.length; k++) {
+    await s8.locator('.stepper button.step-next').click();
+    await expectStage(page, s8, k);
+  }
+  assert.equal(await s8.locator('.stepper button.step-next').isDisabled(), true);
+  await s8.locator('.stepper button.step-toggle').click();
+  await page.waitForFunction(() => !new URL(location.href).searchParams.has('s8.stage'), null, { timeout: 5000 });
+  assert.deepEqual((await shown(s8)).visible, []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('18.8: the block\'s numbers are the core\'s (the same model in Node), per layer and head', async () => {
+  const { page, errors, s8 } = await open(`${QUERY}&s8.stage=a&s8.layer=1&s8.head=2`);
+  await page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-a"]`).hidden, S8, { timeout: 30000 });
+  const trace = reference.blockTrace(SENTENCE, { layer: 1 });
+  const at = (t, ...i) => { let k = 0; for (let d = 0; d < i.length; d++) k = k * t.shape[d] + i[d]; return t.data[k]; };
+  const a = await heatmapValues(fig(s8, 'b-a'));
+  assert.equal(a.length, T);
+  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) assert.ok(Object.is(a[i][j], at(trace.weights, 2, i, j)), `A[2, ${i}, ${j}]`);
+  const s = await heatmapValues(fig(s8, 'b-s'));
+  assert.ok(Object.is(s[5][9], at(trace.scores, 2, 5, 9)), 'S before the mask, above the diagonal too');
+  // the row labels are the sentence's characters (the space shown as ␣)
+  const rows = await fig(s8, 'b-a').locator('tbody th').allTextContents();
+  assert.deepEqual(rows.map((r) => r.trim().slice(-1)), [...SENTENCE].map((c) => (c === ' ' ? '␣' : c)));
+  // another head: the page asks nothing new of the worker, the head's values change
+  await s8.locator('input[data-name="head"]').fill('0');
+  await page.waitForFunction(([sel, v]) => document.querySelector(`${sel} [data-name="b-a"] tbody tr:nth-child(3) td:not(.rowmark)`)?.dataset.value === v,
+    [S8, String(at(trace.weights, 0, 2, 0))], { timeout: 5000 });
+  // layer 0's q: the first layer's input through LayerNorm and W_qkv
+  await s8.locator('.stepper button.step-toggle').click();   // off
+  await s8.locator('.stepper button.step-toggle').click();   // on at the first stage
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('s8.stage') === 'x', null, { timeout: 5000 });
+  await s8.locator('input[data-name="layer"]').fill('0');
+  await s8.locator('.stepper button.step-next').click();
+  await s8.locator('.stepper button.step-next').click();
+  const t0 = reference.blockTrace(SENTENCE, { layer: 0 });
+  await page.waitForFunction(([sel, v]) => document.querySelector(`${sel} [data-name="b-q"] tbody tr:nth-child(4) td:not(.rowmark)`)?.dataset.value === v,
+    [S8, String(at(t0.q, 0, 3, 0))], { timeout: 10000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('18.8: pointing at A[t, j] explains it with the core\'s numbers; the panel\'s value is the cell bit for bit', async () => {
+  const { page, errors, s8 } = await open(`${QUERY}&s8.stage=a&s8.layer=1&s8.head=2`);
+  await page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-a"]`).hidden, S8, { timeout: 30000 });
+  const trace = reference.blockTrace(SENTENCE, { layer: 1 });
+  const t = 6, j = 2;
+  const target = fig(s8, 'b-a').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(j);
+  await target.hover();
+  const p = s8.locator('div.provenance');
+  await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,2', S8, { timeout: 5000 });
+  assert.match(await p.locator('.prov-formula').textContent(), /A\[6,2\] = exp\(S\[6,2\] − m\) \/ Σⱼ exp\(S\[6,j\] − m\)/);
+  const value = await p.locator('.prov-value').getAttribute('data-value');
+  assert.equal(value, await target.getAttribute('data-value'), 'the panel\'s last number is the cell');
+  assert.ok(Object.is(Number(value), trace.weights.data[(2 * T + t) * T + j]));
+  // the core's own explanation of the same cell, called here
+  const head = (name) => ({ shape: trace[name].shape.slice(1), data: trace[name].data.slice(2 * T * 12, 3 * T * 12) });
+  const e = core.explain('sdpa', 'weights', [t, j], { q: head('q'), k: head('k'), v: head('v'), causal: true });
+  await p.locator('button.prov-more').click();   // T = 14 terms: the full list is one click away
+  assert.equal(Number(await p.locator('.prov-den').getAttribute('data-value')), e.denominator);
+  assert.equal(Number(await p.locator('.prov-max-value').getAttribute('data-value')), e.max);
+  const exps = await p.locator('.prov-exp').evaluateAll((els) => els.map((x) => Number(x.dataset.value)));
+  assert.deepEqual(exps, e.exps.slice(0, t + 1));
+  assert.equal(await p.locator('.prov-terms li.masked').count(), T - t - 1, 'the masked scores: −∞ → 0');
+  // the score row t of S and the mask row are outlined (the inputs), the cell itself as the target
+  const outlined = await s8.locator('[data-prov]').evaluateAll((cells) => cells.map((td) =>
+    `${td.closest('figure').dataset.name}:${td.closest('tr').sectionRowIndex},${td.cellIndex - 1}:${td.dataset.prov}`).sort());
+  const want = ['b-a:6,2:target'];
+  for (let k = 0; k < T; k++) for (const f of ['b-mask', 'b-s']) want.push(`${f}:6,${k}:${k <= t ? 'in' : 'masked'}`);
+  assert.deepEqual(outlined, want.sort());
+  // keyboard: focus moves along the row and the panel follows
+  await target.focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,1', S8, { timeout: 5000 });
+  assert.equal(await p.locator('.prov-value').getAttribute('data-value'),
+    await fig(s8, 'b-a').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(1).getAttribute('data-value'));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
