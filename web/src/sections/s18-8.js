@@ -38,7 +38,7 @@ const strings = {
   zh: {
     blockTitle: '一个块，逐步查看', layer: '层', head: '头（Q、K、V、S、A 这几步）',
     traceWaiting: '模型建好后，这里显示所选层在这句话上的每一步。',
-    blockProv: '在 S 或 A 的格子上停留（或点按、用 Tab 聚焦）：下面列出内核算出这个数所用的每一个数，参与计算的格子会被描边。',
+    blockProv: '在 S 或 A 的格子上停留（或点按、用 Tab 聚焦）：旁边的面板列出内核算出这个数所用的每一个数，参与计算的格子会被描边。',
     b_x: '块的输入 x', b_ln1: 'h = LN₁(x)', b_q: '头 {h} 的 Q', b_k: '头 {h} 的 K', b_v: '头 {h} 的 V',
     b_qk: '头 {h}：未缩放的 Q Kᵀ', b_s: '头 {h}：S = Q Kᵀ / √hs（遮罩前）', b_mask: '哪些位置可以看：1 = 允许（M 里是 0），0 = 屏蔽（M 里是 −∞）',
     b_a: '头 {h}：A = softmax(S + M)', b_y: 'Y：各头的 A V 并排', b_proj: '输出投影 Y W_O + b_O', b_res: "x' = x + 投影（残差）",
@@ -84,7 +84,7 @@ const strings = {
   en: {
     blockTitle: 'One block, step by step', layer: 'Layer', head: 'Head (for the Q, K, V, S and A steps)',
     traceWaiting: 'Once the model is built, each step of the chosen layer on the sentence appears here.',
-    blockProv: 'Hover over (or tap, or Tab to) a cell of S or A: the panel below lists every number the core used to compute it, and the cells it came from are outlined.',
+    blockProv: 'Hover over (or tap, or Tab to) a cell of S or A: a panel beside it lists every number the core used to compute it, and the cells it came from are outlined.',
     b_x: 'Block input x', b_ln1: 'h = LN₁(x)', b_q: 'Q of head {h}', b_k: 'K of head {h}', b_v: 'V of head {h}',
     b_qk: 'Head {h}: unscaled Q Kᵀ', b_s: 'Head {h}: S = Q Kᵀ / √hs (before the mask)', b_mask: 'Which positions may be seen: 1 = allowed (M is 0 there), 0 = blocked (M is −∞ there)',
     b_a: 'Head {h}: A = softmax(S + M)', b_y: 'Y: every head’s A V side by side', b_proj: 'Output projection Y W_O + b_O', b_res: "x' = x + projection (residual)",
@@ -382,7 +382,8 @@ export default {
       sources: { q: block.q, k: block.k, v: block.v, scores: block.s, mask: block.mask, weights: block.a },
       targets: [{ quantity: 'weights', widget: block.a, at: (i, j) => [i, j] }, { quantity: 'scores', widget: block.s, at: (i, j) => [i, j] }],
       scale: (e) => ({ sym: '· 1/√hs', num: `· 1/√${e.terms.length}` }) });
-    steps.extra.append(h('p.note.block-prov', {}, t('blockProv')), prov.el);
+    const provNote = h('p.note.block-prov', {}, t('blockProv'));
+    steps.extra.append(provNote, prov.el);
     ctx.lab.append(
       h('div.controls', {}, source.el, seed.el, causal.el), areaWrap,
       h('div.controls', {}, startBtn, pauseBtn, resetBtn), status, notes, stats, h('p.note.eval-every', {}, t('evalEvery', { every: EVAL_EVERY, batches: EVAL_BATCHES })), chart.el,
@@ -519,6 +520,8 @@ export default {
       const stage = STAGES.find((st) => st.id === s.stage), names = stage ? [...stage.reads, ...stage.makes] : [];
       for (const [key, w] of Object.entries(block)) w.el.hidden = !live.trace || !names.includes(`b-${key}`);
       traceWaiting.hidden = !stage || !!live.trace;
+      // the explanation only where a cell of S or A can be pointed at
+      provNote.hidden = prov.el.hidden = !live.trace || !names.some((n) => n === 'b-s' || n === 'b-a');
     }
 
     function paintBlock({ text: sentence, trace: tr }, { unscaled, mask }, hd) {
