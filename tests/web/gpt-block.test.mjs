@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { serve, launch, openPage, heatmapValues } from './harness.mjs';
 import { loadCore } from '../../wasm/js/index.js';
 import './page-modules.mjs';   // lets Node import a section's controller (its Vite-only imports become empty)
@@ -176,3 +177,21 @@ test('18.8: pointing at A[t, j] explains it with the core\'s numbers; the panel\
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+for (const lang of ['zh', 'en']) {
+  test(`axe (${lang}): 18.8's step-through at A with a cell explained, and at the MLP, has no violations`, async () => {
+    const { page, errors, s8 } = await open(`${QUERY.replace('lang=en', `lang=${lang}`)}&s8.stage=a&s8.head=1`);
+    await page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-a"]`).hidden, S8, { timeout: 30000 });
+    await fig(s8, 'b-a').locator('tbody tr').nth(4).locator('td:not(.rowmark)').nth(1).click();
+    await page.evaluate(AXE);
+    const run = () => s8.evaluate(async (el) => (await window.axe.run(el.querySelector('.stepper'), { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      resultTypes: ['violations'] })).violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
+    assert.deepEqual(await run(), []);
+    for (let k = 0; k < 5; k++) await s8.locator('.stepper button.step-next').click();   // fc: canvas heatmaps
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('s8.stage') === 'fc', null, { timeout: 5000 });
+    assert.deepEqual(await run(), []);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
