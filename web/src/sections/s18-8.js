@@ -178,8 +178,8 @@ export default {
     { key: 'probe', type: 'text', maxLength: 32, default: '' },    // '' : the text's example
     { key: 't', type: 'int', min: 0, max: 30, default: 6 },
     { key: 'stage', type: 'enum', options: ['off', ...STAGES.map((st) => st.id)], default: 'off', worksheet: false },   // a view, not an input
-    { key: 'layer', type: 'int', min: 0, max: MODEL.layers - 1, default: 0 },
-    { key: 'head', type: 'int', min: 0, max: MODEL.heads - 1, default: 0 },
+    { key: 'layer', type: 'int', min: 0, max: MODEL.layers - 1, default: 0, worksheet: false },   // the step-through's view
+    { key: 'head', type: 'int', min: 0, max: MODEL.heads - 1, default: 0, worksheet: false },
   ],
   build(ctx) {
     const { t, lang } = ctx;
