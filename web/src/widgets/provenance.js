@@ -9,7 +9,7 @@
 //   provenance({ lang, core, fn, inputs(state) -> explain's opts, sources: {name: widget | (head) => widget},
 //                targets: [{widget, quantity, at(i, j) -> index, fn?, inputs?, sources?, when?(state)}], symbols?, scale?(e) -> {sym, num} })
 // names: x, memory, wq, wk, wv, q, k, v, scores, weights, out, mask (the function's inputs and results).
-import { h } from './dom.js';
+import { h, setAttr } from './dom.js';
 import { fmt } from '../format.js';
 import { makeT } from '../i18n.js';
 
@@ -282,9 +282,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     state = s;
     for (const target of targets) {
       const cells = target.widget.el.querySelectorAll('tbody td:not(.rowmark)');
-      cells.forEach((td, n) => {
-        td.tabIndex = n === 0 ? 0 : -1;
-      });
+      cells.forEach((td, n) => setAttr(td, 'tabindex', n === 0 ? '0' : '-1'));
     }
     if (current) render();
   }
