@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { serve, launch, openPage, heatmapValues } from './harness.mjs';
+import { serve, launch, openPage, heatmapValues, labMounted } from './harness.mjs';
 import { loadCore } from '../../wasm/js/index.js';
 import './page-modules.mjs';   // lets Node import a section's controller (its Vite-only imports become empty)
 
@@ -48,6 +48,7 @@ async function open(query, width = 1280) {
   await page.setViewportSize({ width, height: 900 });
   await page.goto(server.url + query);
   await page.waitForSelector(`${S8} [data-name="start"]`, { timeout: 15000 });
+  await labMounted(page);
   // scroll 18.8 into view: that builds the model; the step-through then asks the worker for the block
   await page.waitForFunction((sel) => {
     const el = document.querySelector(`${sel} .stepper`);
