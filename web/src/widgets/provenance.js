@@ -34,10 +34,11 @@ export const strings = {
     provSinusoidCols: '偶数列 2i 取 sin，奇数列 2i+1 取 cos；这里 2i = {pair}，C = {width}。',
     provLearned: '学习式位置表第 {t} 行第 {c} 列：建表时从 N(0, 1) 抽出的一个数（没有训练过的表；训练会改变它），不经过任何运算。',
     provCopy: '只是搬运，没有运算：P · attn 的第 {t} 行取 attn(X + PE) 的第 perm[{t}] = {row} 行。那个格子本身是这样算出来的：',
-    provHiddenAV: 'A 和 V 是这次注意力（输入 {input}）的权重和值，本节没有画出来；被描边的是参与计算的输入行。',
-    provAbsDiff: 'out′ 是把位置 t 之后的输入换掉后重新算出的输出；有遮罩时，前缀行看不到被换掉的部分，差严格为 0。',
-    provDropKept: '保留（u ≥ p）：除以 1 − p',
-    provDropDropped: '丢弃（u < p）：置 0',
+    provHiddenAV: 'A 和 V 是这次注意力（输入 {input}）的权重和值，本节没有画出来。',
+    provRowsOutlined: '被描边、编号的是每一项来自的输入行 j。',
+    provAbsDiff: 'out′ 是把位置 t 之后的输入改掉（每个数加上 1 + 一个随机数）后重新算出的输出；有遮罩时，前缀行（≤ t）看不到改动的部分，差严格为 0。',
+    provDropKept: '保留（u ≥ p）',
+    provDropDropped: '丢弃（u < p）',
     provDropDraw: 'u = {u}：这个位置的均匀随机数；p = {p}',
     provDropEval: '评估模式（或 p = 0）：dropout 是恒等映射，原样不变。',
     provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·缩放，其中 dA[t,j] = G[t]·V[j]，G = ∂L/∂Y（L = Σ Y·G，G 是随机张量）：',
@@ -61,10 +62,11 @@ export const strings = {
     provSinusoidCols: 'An even column 2i takes the sine, an odd column 2i+1 the cosine; here 2i = {pair} and C = {width}.',
     provLearned: 'Row {t}, column {c} of the learned position table: a number drawn from N(0, 1) when the table was made (an untrained table; training would change it). No arithmetic.',
     provCopy: 'A copy, no arithmetic: row {t} of P · attn takes row perm[{t}] = {row} of attn(X + PE). That cell itself was computed like this:',
-    provHiddenAV: 'A and V are this attention\'s weights and values (input {input}), not drawn in this section; the input rows they came from are outlined.',
-    provAbsDiff: 'out′ is the output computed again after the input past position t was replaced; with the mask the prefix rows cannot see the replaced part, and the difference is exactly 0.',
-    provDropKept: 'kept (u ≥ p): divided by 1 − p',
-    provDropDropped: 'dropped (u < p): set to 0',
+    provHiddenAV: 'A and V are this attention\'s weights and values (input {input}), not drawn in this section.',
+    provRowsOutlined: 'Each term\'s input row j is outlined and numbered.',
+    provAbsDiff: 'out′ is the output computed again after the input past position t was changed (each entry moved by 1 + a random draw); with the mask the prefix rows (≤ t) cannot see the change, and the difference is exactly 0.',
+    provDropKept: 'kept (u ≥ p)',
+    provDropDropped: 'dropped (u < p)',
     provDropDraw: 'u = {u}: this entry\'s uniform random draw; p = {p}',
     provDropEval: 'Evaluation (or p = 0): dropout is the identity and changes nothing.',
     provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale, where dA[t,j] = G[t]·V[j] and G = ∂L/∂Y (L = Σ Y·G, G a random tensor):',
@@ -288,7 +290,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     ];
   }
 
-  function sumPanel(r, at, e) {
+  function sumPanel(r, at, e, nested = false) {
     const n = e.terms.length;
     const lhs = r.cell(at, symbols);
     const scaleText = e.scale !== 1 ? (scale?.(e) ?? { sym: `· ${fmt(e.scale)}`, num: `· ${fmt(e.scale)}` }) : null;
@@ -305,7 +307,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
       e.pairwise ? h('p.prov-order', {}, t('provPairwise')) : null,
       r.grad ? h('p.prov-order', {}, t('provGradOrder', { src: r.grad.src })) : null,
       ...numericLines(r, at, e),
-      r.note ? h('p.prov-note', {}, t(r.note[0], r.note[1])) : null,
+      r.note ? h('p.prov-note', {}, t(r.note[0], r.note[1]), nested ? '' : ` ${t('provRowsOutlined')}`) : null,
     ];
   }
 
@@ -338,7 +340,8 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     return [
       h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)} / (1 − p)  (u ≥ p),  0  (u < p)`),
       h('p.prov-note', {}, t('provDropDraw', { u: fmt(e.draw, 4), p: fmt(e.p, 2) }), h('span.prov-draw', { 'data-value': String(e.draw) })),
-      h('p.prov-numbers', {}, e.kept ? [t('provDropKept'), ': ', term(0, e.left[0]), ' · ', fmt(e.scale, 4), ' = '] : [t('provDropDropped'), ': '], value),
+      h('p.prov-numbers', {}, e.kept ? [t('provDropKept'), `: ${lhs} = ${r.formula(at, e)} · 1/(1 − p) = `, term(0, e.left[0]), ' · ', fmt(e.scale, 4), ' = ']
+        : [t('provDropDropped'), `: ${lhs} = `], value),
     ];
   }
 
@@ -389,7 +392,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     const next = r.then?.(at, e);
     if (next) {
       const e2 = core.explain(tfn, next.quantity, next.at, (target.inputs ?? inputs)(state));
-      panel.push(h('div.prov-then', { 'data-quantity': next.quantity, 'data-at': next.at.join(',') }, sumPanel(RULES[`${tfn}:${next.quantity}`], next.at, e2).filter(Boolean)));
+      panel.push(h('div.prov-then', { 'data-quantity': next.quantity, 'data-at': next.at.join(',') }, sumPanel(RULES[`${tfn}:${next.quantity}`], next.at, e2, true).filter(Boolean)));
     }
     body.replaceChildren(...panel.filter(Boolean));
     el.dataset.quantity = quantity;
