@@ -111,3 +111,4 @@ console.log('JavaScript self time per edit (ms), top 25:');
 for (const [k, v] of [...selfTime].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(v / n).toFixed(3).padStart(8)}  ${k}`);
 mkdirSync(`${ROOT}bench/results`, { recursive: true });
 writeFileSync(`${ROOT}bench/results/trace.json`, JSON.stringify(trace));
+writeFileSync(`${ROOT}bench/results/profile.cpuprofile`, JSON.stringify(profile));   // Chromium DevTools opens it

@@ -27,6 +27,9 @@ const cell = (id, editor, i, j) => `${fig(id, editor)} input[data-row="${i}"][da
 async function open(query = '') {
   const r = await openPage(firefox.browser, server.url + query);
   await r.page.waitForSelector(`${sec('18.7')}, body.embed .lab-section`, { timeout: 20000 });
+  // the whole page builds the labs out of view after its first paint (mount.js, lazy)
+  await r.page.waitForFunction(() => document.body.classList.contains('embed')
+    || performance.getEntriesByName('attention-lab:mounted').length > 0, { timeout: 30000 });
   return r;
 }
 /** Numbers of heatmaps (by their figures' selectors), each as rows, read in one round trip. */

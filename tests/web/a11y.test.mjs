@@ -29,7 +29,7 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { serve, launch, openPage, sec, fig } from './harness.mjs';
+import { serve, launch, openPage, sec, fig, labMounted } from './harness.mjs';
 import { contrastRatio } from '../../web/src/widgets/contrast.js';
 import { SECTIONS } from '../../web/src/sections/index.js';
 
@@ -350,6 +350,7 @@ test('keyboard (en): each kind of control works from the keys', async () => {
   // the language switch is a link: Enter follows it
   await key(page.locator('a.lang-switch'), 'Enter');
   await page.waitForSelector('html[lang="zh-CN"] .lab-section[data-section="18.7"]', { timeout: 30000 });
+  await labMounted(page);
   assert.deepEqual(errors, []);
   await page.close();
 });

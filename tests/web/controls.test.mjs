@@ -106,7 +106,7 @@ test('18.4: "Show head" offers the heads there are, the heads divide C, and both
   assert.equal(await fig(page, '18.4', 'heads').inputValue(), '4');
   assert.deepEqual(await options('head'), [0, 1, 2, 3]);
   assert.equal(await errorText(page, '18.4'), null);
-  await page.waitForURL(/s4\.heads=4|s4\.C=4/);   // written just after the frame that shows the edit
+  await page.waitForURL(/s4\.heads=4|s4\.C=4/);   // written once the edits pause
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -5,7 +5,7 @@
 // when a control owns the error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { builtLab, sec, fig, heatmapValues } from './harness.mjs';
+import { builtLab, sec, fig, heatmapValues, labMounted } from './harness.mjs';
 
 const lab = builtLab();
 
@@ -45,6 +45,7 @@ for (const [lang, width] of [['zh', 390], ['en', 1280]]) {
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
     await page.goto(`${lab.server.url}?lang=${lang}`);
     await page.waitForSelector('.lab-section[data-section="18.7"]', { timeout: 15000 });
+    await labMounted(page);
     for (const [what, id, owner, result, prepare, act] of TRIGGERS) {
       await prepare(page, lang);
       const kept = result ? await heatmapValues(fig(page, id, result)) : null;

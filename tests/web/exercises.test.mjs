@@ -3,7 +3,7 @@
 // misconception gets its diagnosis instead of a plain "wrong".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage } from './harness.mjs';
+import { serve, launch, openPage, labMounted } from './harness.mjs';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
 let server, chrome;
@@ -13,6 +13,7 @@ after(async () => { await chrome?.close(); server?.close(); });
 async function open(lang) {
   const { page, errors } = await openPage(chrome.browser, `${server.url}?lang=${lang}`);
   await page.waitForSelector('.lab-section[data-section="exercises"] [data-exercise]', { timeout: 15000 });
+  await labMounted(page);
   const ex = (id) => page.locator(`[data-exercise="${id}"]`);
   const answer = async (id, values) => {
     const inputs = ex(id).locator('input[type="text"]');

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { builtLab, sec, fig, heatmapValues } from './harness.mjs';
+import { builtLab, sec, fig, heatmapValues, urlWritten } from './harness.mjs';
 import { fmt } from '../../web/src/format.js';
 
 const { open } = builtLab();
@@ -128,7 +128,7 @@ test('a chart exports its data as CSV (equal to its table), and an SVG with axis
 async function loadFile(page, id, name, text) {
   await sec(page, id).locator('input.state-file').setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(text) });
   await sec(page, id).locator('.state-notice', { hasText: name }).waitFor();
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50))));   // the URL is written after the frame
+  await urlWritten(page);
 }
 const stateOf = (page) => Object.fromEntries([...new URL(page.url()).searchParams].filter(([k]) => k.startsWith('s3.')));
 

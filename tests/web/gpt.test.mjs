@@ -4,7 +4,7 @@
 // one worker message after 10,000 evaluation points.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, heatmapValues } from './harness.mjs';
+import { serve, launch, openPage, heatmapValues, labMounted } from './harness.mjs';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
 let server, chrome;
@@ -25,6 +25,7 @@ async function open(query = '', { width = 1280, captureWorkers = false, wait = `
   }
   await page.goto(server.url + query);
   await page.waitForSelector(wait, { timeout: 15000 });
+  await labMounted(page);
   return { page, errors, s8: page.locator(S8) };
 }
 const stat = async (s8, name) => (await s8.locator(`dl[data-name="stats"] dd.${name}`).textContent()).trim();
@@ -94,7 +95,7 @@ test('18.8 mask toggle: without the causal mask the future check fails, with it 
   assert.ok(leak > 1e-6, `without the mask the prefix moves: ${leak}`);
   assert.match(await s8.locator('[data-name="verdict"]').textContent(), /leak/);
   assert.match(await s8.locator('[data-name="train-note"]').textContent(), /mask is off/);
-  await page.waitForURL(/s8\.causal=0/);   // the toggle is in the URL (written just after the next frame)
+  await page.waitForURL(/s8\.causal=0/);   // the toggle is in the URL (written once the edits pause)
   const noMask = await heatmapValues(s8.locator('[data-name="future"]'));
   assert.ok(noMask[0].slice(0, 7).some((v) => v > 0), 'positions <= t change');
   await s8.locator('[data-name="causal"]').check();

@@ -55,6 +55,7 @@ export function builtLab() {
   lab.open = async (query = '?lang=en') => {
     const r = await openPage(lab.chrome.browser, lab.server.url + query);
     await r.page.waitForSelector('.lab-section[data-section="18.7"], body.embed .lab-section', { timeout: 15000 });
+    await labMounted(r.page);
     return r;
   };
   return lab;
@@ -63,3 +64,13 @@ export function builtLab() {
 /** A section of the page, and a widget in it by its data-name. */
 export const sec = (page, id) => page.locator(`.lab-section[data-section="${id}"]`);
 export const fig = (page, id, name) => sec(page, id).locator(`[data-name="${name}"]`);
+
+/** Resolves once the page has written its URL: main.js writes it 250 ms after the last edit
+ * (URL_QUIET), with a margin for a loaded machine. */
+export const urlWritten = (page) => page.waitForTimeout(800);
+
+/** Resolves once every section's lab is built: the whole page builds the labs out of view after
+ * its first paint (mount.js, lazy), and marks 'attention-lab:mounted' when all are. */
+export const labMounted = (page) => page.waitForFunction(() => document.body.classList.contains('embed')
+  || document.body.classList.contains('worksheet-mode')
+  || performance.getEntriesByName('attention-lab:mounted').length > 0, null, { timeout: 30000 });

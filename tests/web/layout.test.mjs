@@ -8,7 +8,7 @@
 // pixel density, and CSS zoom on the root would leave the viewport and its queries at 1280 px).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch } from './harness.mjs';
+import { serve, launch, labMounted } from './harness.mjs';
 import { SECTIONS as LIST } from '../../web/src/sections/index.js';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
@@ -119,6 +119,7 @@ async function phone(lang, width = 390, height = 844) {
   const page = await chrome.browser.newPage({ viewport: { width, height } });
   await page.goto(`${server.url}?lang=${lang}`);
   await page.waitForSelector('.lab-section[data-section="exercises"]', { timeout: 15000 });
+  await labMounted(page);
   return page;
 }
 

@@ -6,7 +6,7 @@
 // values computed here (tests/web/reference.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, heatmapValues } from './harness.mjs';
+import { serve, launch, openPage, heatmapValues, labMounted } from './harness.mjs';
 import * as ref from './reference.mjs';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
@@ -17,6 +17,7 @@ after(async () => { await chrome?.close(); server?.close(); });
 async function open(query) {
   const { page, errors } = await openPage(chrome.browser, server.url + query);
   await page.waitForSelector('.lab-section .lab', { timeout: 15000 });
+  await labMounted(page);
   return { page, errors };
 }
 const sec = (page, id) => page.locator(`.lab-section[data-section="${id}"]`);

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
-import { serve, launch, openPage, heatmapValues } from './harness.mjs';
+import { serve, launch, openPage, heatmapValues, urlWritten, labMounted } from './harness.mjs';
 import * as ref from './reference.mjs';
 import { SECTIONS } from '../../web/src/sections/index.js';
 
@@ -19,6 +19,7 @@ const nearAll = (A, B, tol, msg) => assert.ok(ref.maxAbs(A, B) <= tol, `${msg ??
 async function open(query = '') {
   const { page, errors } = await openPage(chrome.browser, server.url + query);
   await page.waitForSelector('.lab-section[data-section="18.7"], body.embed .lab-section', { timeout: 15000 });
+  await labMounted(page);
   return { page, errors };
 }
 const sec = (page, id) => page.locator(`.lab-section[data-section="${id}"]`);
@@ -282,11 +283,12 @@ test('the URL holds the state: a link reproduces the view; reset restores the de
   const { page } = await open('?lang=en');
   await typeCell(page, '18.1', 'x', 0, 0, '6');
   await fig(page, '18.2', 'dim').getByLabel('dim 1: receiving t').check();
-  await page.waitForURL(/s2\.dim=1/);   // the URL is written just after the frame that shows an edit
+  await page.waitForURL(/s2\.dim=1/);   // the URL is written once the edits pause
   const url = page.url();
   assert.match(url, /s1\.x=6%2C0%3B0%2C4%3B4%2C2|s1\.x=6,0;0,4;4,2/);
   const { page: again } = await openPage(chrome.browser, url);
   await again.waitForSelector('.lab-section[data-section="18.7"]');
+  await labMounted(again);
   nearAll(await heatmapValues(fig(again, '18.1', 'y0')), [[6, 0], [3, 2], [10 / 3, 2]], 1e-15);
   assert.equal(await fig(again, '18.2', 'dim').getByLabel('dim 1: receiving t').isChecked(), true);
   await sec(again, '18.1').locator('button.reset').click();
@@ -335,7 +337,7 @@ test('heatmaps updated in place (only the cells that changed) show exactly what 
     })));
   const sameAsFresh = async (id, what) => {
     await page.waitForFunction(() => !document.querySelector('.lab-section.has-error'));
-    await page.waitForTimeout(100);   // the URL is written just after the next frame
+    await urlWritten(page);
     const fresh = await open(new URL(page.url()).search);
     assert.deepEqual(await tables(page, id), await tables(fresh.page, id), `${id}: ${what}`);
     assert.deepEqual(fresh.errors, []);
@@ -380,6 +382,7 @@ test('the language switch goes to English and back, kept in the URL', async () =
   const { page } = await open('?s1.norm=0');
   await page.locator('a.lang-switch').click();
   await page.waitForSelector('html[lang="en"] .lab-section[data-section="18.7"]');
+  await labMounted(page);
   assert.equal(await page.locator('header h1').textContent(), 'Attention Lab');
   assert.match(page.url(), /lang=en/);
   assert.match(page.url(), /s1\.norm=0/, 'state survives the switch');
@@ -387,6 +390,7 @@ test('the language switch goes to English and back, kept in the URL', async () =
   assert.match(await sec(page, '18.3').locator('h2').textContent(), /Q, K and V/);
   await page.locator('a.lang-switch').click();
   await page.waitForSelector('html[lang="zh-CN"] .lab-section[data-section="18.7"]');
+  await labMounted(page);
   assert.match(await sec(page, '18.3').locator('h2').textContent(), /投影/);
   await page.close();
 });
@@ -522,6 +526,7 @@ test('keyboard: cells are reachable with Tab, arrows move, typing recomputes', a
 test('the single-file build works from file:// with no server', async () => {
   const { page, errors } = await openPage(chrome.browser, `${pathToFileURL(`${DIST}attention-lab.html`).href}?lang=en`);
   await page.waitForSelector('.lab-section[data-section="18.7"]', { timeout: 20000 });
+  await labMounted(page);
   nearAll(await heatmapValues(fig(page, '18.1', 'y0')), [[2, 0], [1, 2], [2, 2]], 2.3e-16);
   await typeCell(page, '18.1', 'x', 0, 0, '4');
   near((await heatmapValues(fig(page, '18.1', 'y0')))[2][0], 8 / 3, 1e-15);
@@ -530,6 +535,7 @@ test('the single-file build works from file:// with no server', async () => {
   page.on('request', (r) => requests.push(r.url()));
   await page.reload();
   await page.waitForSelector('.lab-section[data-section="18.7"]');
+  await labMounted(page);
   assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:') && !u.startsWith('blob:')), [], 'nothing fetched from the network');
   // the GPT trains here too: a classic worker from a Blob, given the core's bytes (an opaque origin cannot share a module)
   const s8 = sec(page, '18.8');

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
-import { serve, launch, openPage } from './harness.mjs';
+import { serve, launch, openPage, labMounted } from './harness.mjs';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
 const MM = 96 / 25.4;   // CSS px per mm
@@ -133,6 +133,7 @@ test('the worksheet shows the lab inputs from the URL, answer boxes, and a key c
 test('the browser’s print of the lab page: tools hidden, every section, nothing past the page', async () => {
   const { page, errors } = await openPage(chrome.browser, `${server.url}?lang=en`);
   await page.waitForSelector('.progress-view', { timeout: 20000 });
+  await labMounted(page);
   const problems = await clipped(page, 'A4', 'main');
   await page.waitForTimeout(300);
   const hidden = await page.evaluate(() => ['.toc', '.progress-view', '.section-tools', 'details.hint', 'details.solution', '.lang-switch']

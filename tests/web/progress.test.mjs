@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
-import { serve, launch } from './harness.mjs';
+import { serve, launch, labMounted } from './harness.mjs';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
 const KEY = 'attention-lab.progress';
@@ -23,7 +23,7 @@ async function fresh({ init } = {}) {
   page.on('pageerror', (e) => errors.push(String(e)));
   return { page, errors, close: () => context.close() };
 }
-const ready = (page) => page.waitForSelector('.progress-view', { timeout: 20000 });
+const ready = async (page) => { await page.waitForSelector('.progress-view', { timeout: 20000 }); await labMounted(page); };
 const ex = (page, id) => page.locator(`article[data-exercise="${id}"]`);
 async function answer(page, id, values) {
   const inputs = ex(page, id).locator('input[type="text"]');

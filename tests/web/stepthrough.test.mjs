@@ -35,7 +35,7 @@ async function shown(page) {
 
 async function expectStage(page, k) {
   const st = STAGES[k];
-  // the page writes the URL just after the frame that shows an edit
+  // the page writes the URL once the edits pause (250 ms)
   await page.waitForFunction((id) => new URL(location.href).searchParams.get('s3.stage') === id, st.id, { timeout: 5000 });
   const s = await shown(page);
   assert.equal(s.current, st.id);

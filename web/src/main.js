@@ -29,22 +29,24 @@ notices.push(...course.rejected);
 document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 document.title = t('title');
 
+// An edit's state reaches the URL once the edits pause for URL_QUIET ms: replaceState costs about
+// 8 ms of the main thread here (30 ms with the CPU slowed 4x, bench/profile-page.mjs), too much to
+// pay on every keystroke or slider step. Leaving or hiding the page writes what is still due.
+const URL_QUIET = 250;
+let urlTimer = 0;
 function writeUrl() {
-  urlDue = false;
+  clearTimeout(urlTimer);
+  urlTimer = 0;
   const url = new URL(location.href);
   url.search = params.toString();
   history.replaceState(null, '', url);
 }
-// An edit's state reaches the URL just after the frame that shows the edit: replaceState costs
-// a few milliseconds (more on a slow phone), and a run of edits within one frame writes it once.
-// Leaving the page writes what is still due.
-let urlDue = false;
 function writeUrlSoon() {
-  if (urlDue) return;
-  urlDue = true;
-  requestAnimationFrame(() => setTimeout(() => { if (urlDue) writeUrl(); }, 0));
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(writeUrl, URL_QUIET);
 }
-addEventListener('pagehide', () => { if (urlDue) writeUrl(); });
+addEventListener('pagehide', () => { if (urlTimer) writeUrl(); });
+addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden' && urlTimer) writeUrl(); });
 
 function header() {
   const other = lang === 'zh' ? 'en' : 'zh';
@@ -75,13 +77,17 @@ async function main() {
     lang, params, notices, onState: writeUrlSoon,
     sections: embedded ? [embedded.id] : SECTIONS.map((s) => s.id),
     exerciseOptions: course.exerciseOptions,
+    // the whole page builds the labs in view first (README "Performance"); an anchor in the URL
+    // scrolls to its section once everything above it has its final height
+    lazy: !embedded && !location.hash,
   });
   // an embedded section's document has its title heading too (inside main: all content in landmarks)
   if (embedded) root.prepend(h('h1.visually-hidden', {}, t('title')));
   if (!lab.sections.length) return;
   course.attach(root, Object.fromEntries(lab.sections.map((s) => [s.id, s.el])));
   for (const text of course.notices) root.prepend(h('p.notice', { role: 'status' }, text));
-  performance.mark('attention-lab:interactive');   // every section mounted and answering input
+  performance.mark('attention-lab:interactive');   // the sections in view mounted and answering input
+  lab.mounted.then(() => performance.mark('attention-lab:mounted'));   // every section's lab built
   if (embedded) reportHeight();
   else if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
 }

@@ -19,7 +19,11 @@
 //     notices,       names the caller rejected already (lang, embed ...), shown in the same notice
 //     source,        'url' | 'attributes': what the notice calls the rejected names' origin
 //     signal,        an AbortSignal: aborted before the core arrives, nothing is mounted
-//   }) -> Promise<{ sections: [{id, el}], error, destroy() }>
+//     lazy,          true: only the sections in or near the viewport build their labs before the
+//                    promise resolves; the others build theirs as the student scrolls near them
+//                    or, one at a time, when the page is idle (the page's time to interactive;
+//                    default false). `mounted` resolves once every lab is built.
+//   }) -> Promise<{ sections: [{id, el}], error, mounted: Promise, destroy() }>
 //
 // The root's children are replaced: a loading line, then the notice and the sections. A core
 // that fails to load, or a section that fails to build, becomes a message in its place (error is
@@ -65,17 +69,20 @@ export function sharedCore() {
 
 export async function mountLab(root, {
   lang = 'zh', sections = SECTIONS.map((s) => s.id), params = new URLSearchParams(), onState = () => {},
-  solutions = true, exerciseOptions = () => ({ solutions }), notices = [], source = 'url', signal,
+  solutions = true, exerciseOptions = () => ({ solutions }), notices = [], source = 'url', signal, lazy = false,
 } = {}) {
   const specs = sections.map((id) => SECTIONS.find((s) => s.id === id));
   const unknown = sections.find((id, i) => !specs[i]);
   if (unknown !== undefined) throw new Error(`mountLab: no section '${String(unknown).slice(0, 40)}'`);
   const t = makeT(lang, strings);
   const mounted = [];
+  let stopLazy = () => {};
   const handle = {
     sections: mounted,
     error: null,
+    mounted: Promise.resolve(),
     destroy() {
+      stopLazy();
       for (const s of mounted.splice(0)) s.destroy?.();
       root.replaceChildren();
     },
@@ -102,7 +109,7 @@ export async function mountLab(root, {
     try {
       const section = mountSection(spec, {
         core, coreModule, lang, state: read.state, resources: { trainText }, exerciseOptions,
-        lesson: spec.lessons[lang],
+        lesson: spec.lessons[lang], lazy,
         exercises: exercises.filter((e) => e.section === spec.id),
         onState(state) {
           writeSection(spec.prefix, schema, state, params);
@@ -120,5 +127,49 @@ export async function mountLab(root, {
     const names = [...new Set(rejected)].map((n) => n.slice(0, 40)).join(', ');
     root.prepend(h('p.notice', { role: 'status' }, t(source === 'attributes' ? 'attrNotice' : 'urlNotice', { names })));
   }
+  if (lazy) ({ mounted: handle.mounted, stop: stopLazy } = startLabs(mounted, { t, handle }));
   return handle;
+}
+
+// The lazy sections' labs: those in or within a screen of the viewport now, the others when the
+// student scrolls near them (IntersectionObserver) or the page is idle, one per idle period, in
+// page order; all of them before printing. A lab that fails to build becomes a message in its place.
+function startLabs(sections, { t, handle }) {
+  let stopped = false, timer = 0;
+  const idle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f, 16));
+  const cancel = globalThis.cancelIdleCallback ?? clearTimeout;
+  const waiting = sections.filter((s) => !s.started());
+  let done;
+  const mounted = new Promise((r) => { done = r; });
+  const start = (s) => {
+    if (!waiting.includes(s)) return;
+    waiting.splice(waiting.indexOf(s), 1);
+    io?.unobserve(s.el);
+    try {
+      s.start();
+    } catch (e) {
+      handle.error ??= e;
+      s.el.replaceWith(h('p.status.error', { role: 'alert', 'data-section': s.id }, t('sectionFailed', { id: s.id, message: e.message })));
+    }
+    if (!waiting.length) finish();
+  };
+  const finish = () => { io?.disconnect(); removeEventListener('beforeprint', all); cancel(timer); done(); };
+  const all = () => { for (const s of [...waiting]) start(s); };
+  const io = typeof IntersectionObserver === 'function'
+    ? new IntersectionObserver((entries) => {
+      for (const e of entries) if (e.isIntersecting) start(sections.find((s) => s.el === e.target));
+    }, { rootMargin: '100% 0px' })
+    : null;
+  const near = (el) => { const r = el.getBoundingClientRect(); return r.bottom > -innerHeight && r.top < 2 * innerHeight; };
+  for (const s of [...waiting]) if (!io || near(s.el)) start(s);
+  for (const s of waiting) io.observe(s.el);
+  addEventListener('beforeprint', all);
+  const next = () => {
+    if (stopped || !waiting.length) return;
+    start(waiting[0]);
+    timer = idle(next, { timeout: 1000 });
+  };
+  if (waiting.length) timer = idle(next, { timeout: 1000 });
+  else finish();
+  return { mounted, stop: () => { stopped = true; finish(); } };
 }

@@ -28,7 +28,11 @@ import { stateToJson, stateFromJson, MAX_BYTES } from './state-file.js';
 import { download } from './widgets/export-menu.js';
 import { pytorchPanel } from './widgets/pytorch-panel.js';
 
-export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, exerciseOptions }) {
+// lazy: the lab (its controller's widgets and first computation: most of a section's cost) is
+// built only when start() is called; until then a placeholder holds its place between the lesson
+// and the exercises. mountLab starts the sections in view at once and the others as the student
+// scrolls near them or the page is idle.
+export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, exerciseOptions, lazy = false }) {
   const { controller } = spec;
   const schema = controller?.state ?? [];
   const t = makeT(lang, controller?.strings);
@@ -39,17 +43,24 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
   for (const wide of el.querySelectorAll('.lesson .katex-display, .lesson pre')) keyboardScrollable(wide);   // they scroll on a phone
-  const view = controller ? mountController(el, controller, schema, { spec, t, lang, core, coreModule, resources, initial, onState }) : null;
+  const slot = controller ? h('div.lab-pending', { 'aria-busy': 'true' }) : null;
+  if (slot) el.append(slot);
   const ex = (exercises ?? []).map((def) => mountExercise(def, { core, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
   // the exercises section's own title already says "Exercises": no second heading there
   if (ex.length) el.append(h('div.exercises', {}, spec.id === 'exercises' ? null : h('h3', {}, t('exercises')), ex));
-  return { el, destroy: () => view?.destroy?.() };
+  let view = null;
+  const start = () => {
+    if (!slot || slot.parentNode !== el) return;   // started already, or no lab
+    view = mountController(slot, controller, schema, { el, spec, t, lang, core, coreModule, resources, initial, onState });
+  };
+  if (!lazy) start();
+  return { el, start, started: () => !slot || !slot.parentNode, destroy: () => view?.destroy?.() };
 }
 
-function mountController(el, controller, schema, { spec, t, lang, core, coreModule, resources, initial, onState }) {
+function mountController(slot, controller, schema, { el, spec, t, lang, core, coreModule, resources, initial, onState }) {
   const lab = h('div.lab');
   const status = h('p.status', { role: 'status', 'aria-live': 'polite' });
-  el.append(lab, status);
+  slot.replaceWith(lab, status);
 
   let state = structuredClone(initial);
   let changed = [];         // the keys of the last change, to place an error beside the control just used
@@ -99,9 +110,9 @@ function mountController(el, controller, schema, { spec, t, lang, core, coreModu
       el.classList.add('has-error');
       return;
     }
-    status.replaceChildren();
-    status.classList.remove('error');
-    el.classList.remove('has-error');
+    if (status.firstChild) status.replaceChildren();
+    if (status.classList.contains('error')) status.classList.remove('error');   // (remove() alone writes the attribute again)
+    if (el.classList.contains('has-error')) el.classList.remove('has-error');
     view.paint(result, state);
     const painted = state;
     panel?.update(() => view.pytorch(painted, result));

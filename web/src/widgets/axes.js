@@ -2,7 +2,7 @@
 // row t is the position that receives (its query), column j the position that gives (its key).
 // Before 18.3 has named queries and keys, 18.1 and 18.2 say the same without those words ('past').
 // axesNote(t) is the line under such a matrix's caption; set('past' | 'self' | 'cross' | null).
-import { h } from './dom.js';
+import { h, setText, setHidden } from './dom.js';
 
 const NOTE = { past: 'axesPast', self: 'axesSelf', cross: 'axesCross' };
 
@@ -11,8 +11,8 @@ export function axesNote(t) {
   return {
     el,
     set(kind) {
-      el.hidden = !kind;
-      el.textContent = kind ? t(NOTE[kind]) : '';
+      setHidden(el, !kind);
+      setText(el, kind ? t(NOTE[kind]) : '');
     },
   };
 }

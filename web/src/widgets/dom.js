@@ -19,6 +19,18 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// Writes that skip a value the node has already: an edit recomputes whole figures, and writing
+// the same text, attribute or hidden flag again still invalidates style and layout (more work
+// between a keystroke and the next paint; README "Performance").
+/** el.textContent = text, unless it is that already. */
+export function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
+/** el.hidden = hidden, unless it is that already. */
+export function setHidden(el, hidden) { if (el.hidden !== hidden) el.hidden = hidden; }
+/** el.setAttribute(name, value) (null: remove), unless it is that already. */
+export function setAttr(el, name, value) {
+  if (value === null) { if (el.hasAttribute(name)) el.removeAttribute(name); } else if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
 let uid = 0;
 export const nextId = (p = 'w') => `${p}-${++uid}`;
 
@@ -30,17 +42,12 @@ export function messageLine(targets, tag = 'span') {
   return {
     el,
     show(text) {
-      el.textContent = text ?? '';
-      el.hidden = !text;
+      setText(el, text ?? '');
+      setHidden(el, !text);
       if (text) el.scrollIntoView?.({ block: 'nearest' });
       for (const target of targets()) {
-        if (text) {
-          target.setAttribute('aria-invalid', 'true');
-          target.setAttribute('aria-describedby', el.id);
-        } else {
-          target.removeAttribute('aria-invalid');
-          target.removeAttribute('aria-describedby');
-        }
+        setAttr(target, 'aria-invalid', text ? 'true' : null);
+        setAttr(target, 'aria-describedby', text ? el.id : null);
       }
     },
   };

@@ -2,7 +2,7 @@
 // or not finite is marked (aria-invalid), explained in words, and nothing is reported upward,
 // so the page keeps its last valid result. Valid edits call onChange(rows) at once.
 // Keyboard: arrows move between cells (left/right at the ends of the text), Enter moves down.
-import { h, nextId, messageLine } from './dom.js';
+import { h, nextId, messageLine, setText } from './dom.js';
 import { shapeText } from '../format.js';
 import { axesNote } from './axes.js';
 
@@ -113,7 +113,7 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
       input.removeAttribute('aria-invalid');
     }
     invalid(null);
-    badge.textContent = shapeText(opts.names ?? names, [rows.length, rows[0].length]);
+    setText(badge, shapeText(opts.names ?? names, [rows.length, rows[0].length]));
   }
 
   /** Explain what is wrong with this matrix beside it (null: nothing). */

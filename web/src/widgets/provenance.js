@@ -13,7 +13,7 @@
 //                targets: [{widget, quantity, at(i, j) -> index, fn?, inputs?, sources?, when?(state)}], symbols?, scale?(e) -> {sym, num} })
 // names: x, memory, wq, wk, wv, q, k, v, scores, weights, out, mask (the function's inputs and results);
 // 18.5 adds pe (the position table), px (P X + PE) and attnX (attn(X + PE)), 18.7 G (∂L/∂Y).
-import { h } from './dom.js';
+import { h, setAttr } from './dom.js';
 import { fmt } from '../format.js';
 import { makeT } from '../i18n.js';
 
@@ -446,9 +446,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     state = s;
     for (const target of targets) {
       const cells = target.widget.el.querySelectorAll('tbody td:not(.rowmark)');
-      cells.forEach((td, n) => {
-        td.tabIndex = n === 0 ? 0 : -1;
-      });
+      cells.forEach((td, n) => setAttr(td, 'tabindex', n === 0 ? '0' : '-1'));
     }
     if (current) render();
   }

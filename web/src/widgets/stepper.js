@@ -9,7 +9,7 @@
 //     -> {el, set(stageId), shapes({stageId: 'shape text'}), extra: element for stage-only figures, stop()}
 // names are the data-name of the section's figures; tex(source) picks the lesson's display
 // formula(s) of the stage from their TeX source (KaTeX keeps it in an annotation).
-import { h } from './dom.js';
+import { h, setText, setHidden, setAttr } from './dom.js';
 
 const PLAY_MS = 1800, PLAY_MS_REDUCED = 4000;
 
@@ -20,8 +20,8 @@ export function stepper({ t, stages, off = 'off', onChange }) {
   const stop = () => {
     clearInterval(timer);
     timer = null;
-    play.textContent = t('stepPlay');
-    play.setAttribute('aria-pressed', 'false');
+    setText(play, t('stepPlay'));
+    setAttr(play, 'aria-pressed', 'false');
   };
   const reduced = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
 
@@ -79,24 +79,23 @@ export function stepper({ t, stages, off = 'off', onChange }) {
       current = id;
       const on = id !== off, i = index(), stage = stages[i];
       if (!on) stop();
-      body.hidden = !on;
-      toggle.textContent = t(on ? 'stepExit' : 'stepStart');
-      toggle.setAttribute('aria-pressed', String(on));
-      back.disabled = !on || i === 0;
-      next.disabled = !on || i === stages.length - 1;
+      setHidden(body, !on);
+      setText(toggle, t(on ? 'stepExit' : 'stepStart'));
+      setAttr(toggle, 'aria-pressed', String(on));
+      setAttr(back, 'disabled', !on || i === 0 ? '' : null);
+      setAttr(next, 'disabled', !on || i === stages.length - 1 ? '' : null);
       items.forEach((li, k) => {
-        if (k === i) li.setAttribute('aria-current', 'step');
-        else li.removeAttribute('aria-current');
-        li.classList.toggle('done', on && k < i);
+        setAttr(li, 'aria-current', k === i ? 'step' : null);
+        if (li.classList.contains('done') !== (on && k < i)) li.classList.toggle('done', on && k < i);
       });
-      where.textContent = on ? t('stepWhere', { n: i + 1, total: stages.length, label: stage.label }) : '';
-      formula.textContent = on ? stage.formula : '';
+      setText(where, on ? t('stepWhere', { n: i + 1, total: stages.length, label: stage.label }) : '');
+      setText(formula, on ? stage.formula : '');
       // the section's figures (in its lab) and its lesson text
       mark(on ? stage : null);
     },
     /** The shape text on each stage's arrow: {stageId: text}, from the data the core returned. */
     shapes(byStage) {
-      items.forEach((li, k) => { li.querySelector('.step-shape').textContent = byStage[stages[k].id] ?? ''; });
+      items.forEach((li, k) => { setText(li.querySelector('.step-shape'), byStage[stages[k].id] ?? ''); });
     },
   };
 }
