@@ -188,7 +188,11 @@ TEST_SUITE("provenance") {
             try { f(); } catch (const Error& e) { return std::string(e.code_name()); }
             return std::string("none");
         };
-        CHECK(code([&] { explain("dropout", "out", {0, 0}, o); }) == "not_one_of");
+        CHECK(code([&] { explain("gpt", "out", {0, 0}, o); }) == "not_one_of");
+        CHECK(code([&] { explain("dropout", "out", {0, 0, 0}, {{"x", x}, {"p", 0.5}, {"training", true}, {"seed", 1.0}, {"wq", x}}); }) == "unknown_option");
+        CHECK(code([&] { explain("gradcheck", "dq", {0, 0}, {{"q", x}, {"k", x}, {"v", x}}); }) == "length_range");
+        CHECK(code([&] { explain("futureProbe", "change", {0, 0, 0}, o); }) == "missing");
+        CHECK(code([&] { explain("positions", "out", {5, 0}, {{"kind", std::string("sinusoidal")}, {"T", 3.0}, {"C", 2.0}}); }) == "integer_range");
         CHECK(code([&] { explain("multiHeadAttention", "logits", {0, 0, 0}, o); }) == "not_one_of");
         CHECK(code([&] { explain("multiHeadAttention", "q", {0, 0}, o); }) == "length_range");
         CHECK(code([&] { explain("multiHeadAttention", "q", {0, 3, 0}, o); }) == "integer_range");
@@ -200,5 +204,161 @@ TEST_SUITE("provenance") {
         bad = o;
         bad["dim"] = 1.0;
         CHECK(code([&] { explain("multiHeadAttention", "q", {0, 0, 0}, bad); }) == "unknown_option");
+    }
+
+    TEST_CASE("18.5: the sinusoid table, X + P and the attention outputs before and after the permutation") {
+        // sinusoid: sin / cos of t / 10000^(2i / C), C odd so that the last column has no partner
+        const std::size_t T = 6, C = 5;
+        const Options so{{"kind", std::string("sinusoidal")}, {"T", double(T)}, {"C", double(C)}};
+        const Tensor pe = positions(PositionKind::Sinusoidal, T, C, {});
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t c = 0; c < C; ++c) {
+                CAPTURE(t); CAPTURE(c);
+                const Explanation e = explain("positions", "out", {double(t), double(c)}, so);
+                CHECK(e.kind == Explanation::Kind::Sinusoid);
+                CHECK(e.pair == double(c / 2 * 2));
+                CHECK(e.cosine == (c % 2 == 1));
+                CHECK(same_bits(e.power, std::pow(10000.0, double(c / 2 * 2) / double(C))));
+                CHECK(same_bits(e.angle, double(t) / e.power));
+                CHECK(same_bits(e.cosine ? std::cos(e.angle) : std::sin(e.angle), pe(t, c)));
+                CHECK(same_bits(e.value, pe(t, c)));
+            }
+        // learned: a copy of the seeded table's cell
+        const Explanation l = explain("positions", "out", {2, 3}, {{"kind", std::string("learned")}, {"T", 4.0}, {"C", 5.0}, {"tMax", 7.0}, {"seed", 9.0}});
+        CHECK(l.kind == Explanation::Kind::Copy);
+        CHECK(same_bits(l.value, randn({7, 5}, 9)(2, 3)));
+
+        // the permutation check, 3 heads, C != D, both position kinds, with and without the mask
+        for (const char* kind : {"none", "learned", "sinusoidal"})
+            for (const bool causal : {false, true}) {
+                CAPTURE(kind); CAPTURE(causal);
+                const std::size_t C2 = 4, D = 6;
+                PermutationOptions po;
+                po.mha = fixtures::mha_opts(C2, D, 3, 70);
+                po.mha.causal = causal;
+                po.use_positions = std::string(kind) != "none";
+                po.position_kind = std::string(kind) == "sinusoidal" ? PositionKind::Sinusoidal : PositionKind::Learned;
+                po.pos.t_max = 8;
+                po.pos.seed = 5;
+                po.seed = 11;
+                const Tensor x = randn({1, 5, C2}, 71);
+                const PermutationResult res = permutation_check(x, po);
+                Options o = mha_options(x, po.mha);
+                o["positions"] = std::string(kind);
+                o["tMax"] = 8.0;
+                o["positionSeed"] = 5.0;
+                o["seed"] = 11.0;
+                const Tensor pos = po.use_positions ? positions(po.position_kind, 5, C2, po.pos) : Tensor(xt::zeros<double>(Shape{5, C2}));
+                Tensor xin = x;
+                for (std::size_t t = 0; t < 5; ++t)
+                    for (std::size_t c = 0; c < C2; ++c) xin(0, t, c) += pos(t, c);
+                const Tensor y = multi_head_attention(xin, po.mha).out;
+                for (std::size_t t = 0; t < 5; ++t) {
+                    for (std::size_t c = 0; c < C2; ++c) {
+                        const Explanation e = explain("permutationCheck", "permutedInput", {0, double(t), double(c)}, o);
+                        CHECK(same_bits(e.left[0], x(0, res.perm[t], c)));   // row perm[t] of x
+                        CHECK(same_bits(e.left[1], pos(t, c)));              // row t of the table
+                        CHECK(same_bits(resum(e), res.permuted_input(0, t, c)));
+                    }
+                    for (std::size_t i = 0; i < D; ++i) {
+                        const std::vector<double> at{0, double(t), double(i)};
+                        const Explanation p = explain("permutationCheck", "permutedOut", at, o);
+                        CHECK(p.from == std::vector<std::size_t>{0, res.perm[t], i});
+                        CHECK(same_bits(p.value, y(0, res.perm[t], i)));
+                        const Explanation a = explain("permutationCheck", "out", at, o);
+                        CHECK(same_bits(resum(a), y(0, t, i)));
+                        const Explanation b = explain("permutationCheck", "outOfPermuted", at, o);
+                        CHECK(same_bits(resum(b), res.out_of_permuted(0, t, i)));
+                        CHECK(b.terms.size() == (causal ? t + 1 : 5));
+                    }
+                }
+            }
+    }
+
+    TEST_CASE("18.7: gradcheck's gradients, term by term in the backward kernel's order, and its central difference") {
+        // two groups, Tq != Tk, d != dv, with and without the mask, both scales
+        struct Case { std::size_t Tq, Tk, d, dv; bool causal; const char* scale; };
+        for (const Case c : {Case{4, 5, 3, 2, true, "head"}, Case{5, 3, 2, 4, true, "none"}, Case{3, 4, 3, 2, false, "head"}}) {
+            CAPTURE(c.Tq); CAPTURE(c.Tk); CAPTURE(c.causal);
+            const Tensor q = randn({2, c.Tq, c.d}, 80), k = randn({2, c.Tk, c.d}, 81), v = randn({2, c.Tk, c.dv}, 82);
+            const Options o{{"q", q}, {"k", k}, {"v", v}, {"causal", c.causal}, {"scale", std::string(c.scale)}, {"seed", 7.0}};
+            SdpaOptions so;
+            so.causal = c.causal;
+            so.scale = std::string(c.scale) == "head" ? Scale{} : Scale{Scale::Kind::None, 1.0};
+            const SdpaResult fwd = sdpa(q, k, v, so);
+            const Tensor G = randn(Shape(fwd.out.shape().begin(), fwd.out.shape().end()), 7);
+            const SdpaGrads g = sdpa_backward(q, k, v, G, so);
+            const double scale = std::string(c.scale) == "head" ? 1.0 / std::sqrt(double(c.d)) : 1.0;
+            const std::pair<const char*, const Tensor*> grads[] = {{"dq", &g.dq}, {"dk", &g.dk}, {"dv", &g.dv}};
+            for (const auto& [name, t] : grads)
+                for (std::size_t f = 0; f < t->size(); ++f) {
+                    CAPTURE(name); CAPTURE(f);
+                    const std::vector<double> at = index_of(*t, f);
+                    const Explanation e = explain("gradcheck", name, at, o);
+                    CHECK(same_bits(e.value, t->data()[f]));
+                    CHECK(same_bits(resum(e), t->data()[f]));
+                    const std::size_t n = std::size_t(at[0]), row = std::size_t(at[1]), col = std::size_t(at[2]);
+                    // the terms' sources: the visible keys of query row (dq), the queries that see key row (dk, dv)
+                    std::vector<std::size_t> want;
+                    if (std::string(name) == "dq") for (std::size_t j = 0; j < (c.causal ? std::min(row + 1, c.Tk) : c.Tk); ++j) want.push_back(j);
+                    else for (std::size_t i = 0; i < c.Tq; ++i) if (!c.causal || row <= i) want.push_back(i);
+                    CHECK(e.source == want);
+                    for (std::size_t m = 0; m < e.terms.size(); ++m) {
+                        const std::size_t src = e.source[m];
+                        if (std::string(name) == "dv") {
+                            CHECK(same_bits(e.left[m], fwd.weights(n, src, row)));
+                            CHECK(same_bits(e.right[m], G(n, src, col)));
+                            continue;
+                        }
+                        const std::size_t qt = std::string(name) == "dq" ? row : src, kj = std::string(name) == "dq" ? src : row;
+                        CHECK(same_bits(e.grad_weight[m], fwd.weights(n, qt, kj)));
+                        CHECK(same_bits(e.left[m], e.grad_weight[m] * (e.grad_dweight[m] - e.grad_rowdot[m]) * scale));
+                        CHECK(same_bits(e.right[m], std::string(name) == "dq" ? k(n, kj, col) : q(n, qt, col)));
+                        // dA[t, j] = dY[t] . V[j] (to rounding: the core adds it pairwise)
+                        double da = 0.0;
+                        for (std::size_t u = 0; u < c.dv; ++u) da += G(n, qt, u) * v(n, kj, u);
+                        CHECK(e.grad_dweight[m] == doctest::Approx(da).epsilon(1e-12));
+                    }
+                    // the central difference: (L(x + h) - L(x - h)) / 2h, close to the analytic value
+                    CHECK(e.eps == 1e-6);
+                    CHECK(same_bits(e.numeric, (e.loss_plus - e.loss_minus) / (2.0 * e.eps)));
+                    CHECK(std::fabs(e.numeric - e.value) <= 1e-5 + 1e-3 * std::fabs(e.numeric));
+                }
+        }
+    }
+
+    TEST_CASE("18.7: the future probe's change and dropout, cell by cell") {
+        const MhaOptions m = fixtures::mha_opts(4, 6, 3, 90);
+        const Tensor x = randn({1, 6, 4}, 91);
+        Options o = mha_options(x, m);
+        o["t"] = 2.0;
+        o["seed"] = 4.0;
+        const FutureProbeResult pr = future_probe(x, m, 2, 4);
+        const Tensor base = multi_head_attention(x, m).out;
+        for (std::size_t f = 0; f < pr.change.size(); ++f) {
+            CAPTURE(f);
+            const Explanation e = explain("futureProbe", "change", index_of(pr.change, f), o);
+            CHECK(same_bits(e.left[1], base.data()[f]));
+            CHECK(same_bits(std::fabs(e.left[0] - e.left[1]), pr.change.data()[f]));
+            CHECK(same_bits(e.value, pr.change.data()[f]));
+        }
+        const Tensor w = sdpa(randn({1, 5, 3}, 92), randn({1, 5, 3}, 93), randn({1, 5, 2}, 94), SdpaOptions{}).weights;
+        for (const bool training : {true, false}) {
+            const Tensor y = dropout(w, 0.3, training, 8);
+            std::size_t kept = 0;
+            for (std::size_t f = 0; f < y.size(); ++f) {
+                CAPTURE(training); CAPTURE(f);
+                const Explanation e = explain("dropout", "out", index_of(y, f), {{"x", w}, {"p", 0.3}, {"training", training}, {"seed", 8.0}});
+                CHECK(same_bits(e.value, y.data()[f]));
+                CHECK(same_bits(e.left[0], w.data()[f]));
+                CHECK(e.training == training);
+                if (training) {
+                    CHECK(e.kept == (e.draw >= 0.3));
+                    CHECK(same_bits(e.value, e.kept ? w.data()[f] * (1.0 / 0.7) : 0.0));
+                    kept += e.kept;
+                }
+            }
+            if (training) CHECK((kept > 0 && kept < y.size()));   // both outcomes occur
+        }
     }
 }

@@ -123,7 +123,7 @@ test('18.3 rows are labelled with the lesson\'s tokens', async () => {
 async function pointAt(page, id, name, i, j) {
   await cell(page, id, name, i, j).hover();
   const p = panel(page, id);
-  assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, id, name, i, j).getAttribute('data-value'), `${id} ${name}[${i},${j}]`);
+  assert.equal(await p.locator('.prov-value').first().getAttribute('data-value'), await cell(page, id, name, i, j).getAttribute('data-value'), `${id} ${name}[${i},${j}]`);
   return outlined(page, id);
 }
 
@@ -158,6 +158,123 @@ test('18.4 and 18.6: each weight map explains its cells with the core\'s softmax
   const got = await pointAt(page, '18.6', 'w1', 1, 0);
   // causal: row 1 sees j = 0, 1; the rest of the mask row is hatched
   assert.deepEqual(got.filter((c) => c.startsWith('mask:')).slice(0, 3), ['mask:1,0:in:1', 'mask:1,1:in:2', 'mask:1,2:masked:3']);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// ---- 18.5, 18.7 and the canvas maps (T > 20) ---------------------------------------------------
+const num = (loc) => loc.getAttribute('data-value').then(Number);
+const cellValue = (page, id, name, i, j) => num(cell(page, id, name, i, j));
+/** A heatmap's numbers as the page shows them (its cells' exact values). */
+const matrix = (page, id, name) => fig(page, id, name).locator('tbody tr').evaluateAll((trs) =>
+  trs.map((tr) => [...tr.querySelectorAll('td:not(.rowmark)')].map((td) => Number(td.dataset.value))));
+
+test('18.5: a cell of P X + PE is X[perm[t], c] + PE[t, c]; a sinusoid cell its sine; P · attn a row of attn(X + PE) with that cell\'s own sum', async () => {
+  const { page, errors } = await open('?lang=en&s5.pos=sinusoidal');
+  const p = panel(page, '18.5');
+  const perm = (await sec(page, '18.5').locator('p.perm').textContent()).match(/\[([\d, ]+)\]/)[1].split(',').map(Number);
+  const X5 = [[1, 0], [0, 1], [1, 1], [2, -1]];   // s18-5.js's default
+  const pe = (t, c) => (c % 2 ? Math.cos : Math.sin)(t / 10000 ** ((c - (c % 2)) / 2));
+  assert.deepEqual(await pointAt(page, '18.5', 'px', 1, 0), [`table:1,0:in:2`, 'px:1,0:target', `x:${perm[1]},0:in:1`].sort());
+  assert.match(await p.locator('.prov-formula').textContent(), new RegExp(`\\(P X \\+ PE\\)\\[1,0\\] = X\\[perm\\[1\\],0\\] \\+ PE\\[1,0\\] = X\\[${perm[1]},0\\]`));
+  close(await num(p.locator('.prov-value')), X5[perm[1]][0] + pe(1, 0), 1e-15, '(P X + PE)[1,0]');
+  // PE[2,1] = cos(2 / 10000^(0/2)) = cos 2
+  assert.deepEqual(await pointAt(page, '18.5', 'table', 2, 1), ['table:2,1:target']);
+  assert.match(await p.locator('.prov-numbers').textContent(), /= cos\(2 \/ 10000\^\(0\/2\)\)/);
+  close(await num(p.locator('.prov-value')), Math.cos(2), 1e-15, 'PE[2,1]');
+  close(await num(p.locator('.prov-angle')), 2, 0, 'the angle');
+  // P · attn(X + PE)[0,1] is attn(X + PE)[perm[0],1], whose own sum follows
+  assert.deepEqual(await pointAt(page, '18.5', 'pAttn', 0, 1), [`attnX:${perm[0]},1:in:1`, 'pAttn:0,1:target']);
+  const src = await cellValue(page, '18.5', 'attnX', perm[0], 1);
+  const then = p.locator('.prov-then');
+  assert.equal(await then.getAttribute('data-at'), `0,${perm[0]},1`);
+  assert.equal(await then.locator('.prov-value').getAttribute('data-value'), String(src));
+  // attn(P X + PE)[2,0] = Σⱼ A[2,j]·V[j,0] over every input row (no mask): each row of P X + PE outlined
+  const got = await pointAt(page, '18.5', 'attnPx', 2, 0);
+  assert.deepEqual(got, ['attnPx:2,0:target', ...[0, 1, 2, 3].flatMap((j) => [0, 1].map((c) => `px:${j},${c}:in:${j + 1}`))].sort());
+  const weights = (await p.locator('.prov-numbers .prov-term').allTextContents()).map((s) => Number(s.split('·')[0].replace(/[()]/g, '').replace('−', '-')));
+  close(weights.reduce((a, b) => a + b, 0), 1, 4e-3, 'the weights of row 2 (3 decimals each) sum to 1');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/∂V by keyboard; dropout and the probe explain themselves', async () => {
+  const { page, errors } = await open('?lang=en');
+  const p = panel(page, '18.7');
+  const [q, k, v, G] = await Promise.all(['q', 'k', 'v', 'g'].map((n) => matrix(page, '18.7', n)));
+  // independently: causal attention with scale 1/√2, L = Σ Y·G
+  const T = q.length, sc = 1 / Math.sqrt(2);
+  const A = q.map((qt, t) => {
+    const s = k.map((kj) => (qt[0] * kj[0] + qt[1] * kj[1]) * sc);
+    const m = Math.max(...s.slice(0, t + 1));
+    const e = s.map((x, j) => (j <= t ? Math.exp(x - m) : 0));
+    const z = e.reduce((a, b) => a + b, 0);
+    return e.map((x) => x / z);
+  });
+  const dA = G.map((g) => v.map((vj) => g[0] * vj[0] + g[1] * vj[1]));
+  const dS = A.map((a, t) => { const r = a.reduce((s, w, j) => s + w * dA[t][j], 0); return a.map((w, j) => w * (dA[t][j] - r) * sc); });
+  const dQ21 = dS[2].reduce((s, d, j) => s + d * k[j][1], 0);
+  assert.deepEqual(await pointAt(page, '18.7', 'dq', 2, 1),
+    ['a:2,0:in:1', 'a:2,1:in:2', 'a:2,2:in:3', 'dq:2,1:target', 'k:0,1:in:1', 'k:1,1:in:2', 'k:2,1:in:3']);
+  assert.match(await p.locator('.prov-formula').textContent(), /∂L\/∂Q\[2,1\] = Σⱼ dS\[2,j\]·K\[j,1\]/);
+  const ds = await values(p.locator('.prov-ds'));
+  assert.equal(ds.length, 3);
+  ds.forEach((d, j) => close(d, dS[2][j], 1e-14, `dS[2,${j}]`));
+  close(await num(p.locator('.prov-value')), dQ21, 1e-14, '∂L/∂Q[2,1]');
+  const [plus, minus, numeric] = await Promise.all(['.prov-lplus', '.prov-lminus', '.prov-numeric-value'].map((c) => num(p.locator(c))));
+  close(numeric, (plus - minus) / 2e-6, 1e-9, 'the central difference');
+  close(numeric, dQ21, 1e-5 + 1e-3 * Math.abs(numeric), 'numerical against analytic (gradcheck\'s tolerance)');
+  // ∂L/∂V[1,0] by keyboard: the queries t ≥ 1 that see key 1
+  await cell(page, '18.7', 'dv', 0, 0).focus();
+  await page.keyboard.press('ArrowDown');
+  assert.deepEqual(await outlined(page, '18.7'),
+    ['dv:1,0:target', ...Array.from({ length: T - 1 }, (_, m) => [`a:${m + 1},1:in:${m + 1}`, `g:${m + 1},0:in:${m + 1}`]).flat()].sort());
+  close(await num(p.locator('.prov-value')), A.reduce((s, a, t) => s + a[1] * G[t][0], 0), 1e-14, '∂L/∂V[1,0]');
+  assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, '18.7', 'dv', 1, 0).getAttribute('data-value'));
+  // a dropout entry: kept (scaled by 1/(1 − p)) or dropped, from its own draw
+  await cell(page, '18.7', 'drop', 3, 1).hover();
+  const draw = await num(p.locator('.prov-draw'));
+  close(await num(p.locator('.prov-value')), draw >= 0.5 ? A[3][1] / 0.5 : 0, 1e-14, 'dropout[3,1]');
+  assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, '18.7', 'drop', 3, 1).getAttribute('data-value'));
+  assert.deepEqual(await outlined(page, '18.7'), ['a:3,1:in:1', 'drop:3,1:target']);
+  // the probe: |out′ − out|, exactly 0 in the prefix with the mask
+  await cell(page, '18.7', 'probe', 1, 2).hover();
+  assert.match(await p.locator('.prov-formula').textContent(), /\|Δout\|\[1,2\] = \|out′\[1,2\] − out\[1,2\]\|/);
+  assert.equal(await p.locator('.prov-value').getAttribute('data-value'), '0');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a T = 64 map drawn on a canvas: pointer and keyboard find the cell, its score row is outlined on the scores canvas', async () => {
+  const x64 = Array.from({ length: 64 }, (_, i) => [(i % 5) - 2, (i % 3) * 0.5]);
+  const { page, errors } = await open(`?lang=en&s3.x=${x64.map((r) => r.join(',')).join(';')}`);
+  const p = panel(page, '18.3');
+  const canvas = fig(page, '18.3', 'a').locator('canvas');
+  const box = await canvas.boundingBox();
+  await canvas.hover({ position: { x: (5.5 / 64) * box.width, y: (10.5 / 64) * box.height } });
+  assert.equal(await p.getAttribute('data-at'), '0,0,10,5');
+  assert.equal(await canvas.getAttribute('data-prov-cells'), '10,5,target,');
+  // the score row 10 on the scores' canvas: j ≤ 10 allowed, the rest masked (dashed), each numbered
+  const marks = (await fig(page, '18.3', 's').locator('canvas').getAttribute('data-prov-cells')).split(';');
+  assert.deepEqual(marks, Array.from({ length: 64 }, (_, j) => `10,${j},${j <= 10 ? 'in' : 'masked'},${j + 1}`));
+  // independently: S[10, j] = q₁₀·k_j / √2, A[10,5] its softmax over j ≤ 10
+  const mm2 = (x, w) => [x[0] * w[0][0] + x[1] * w[1][0], x[0] * w[0][1] + x[1] * w[1][1]];
+  const q10 = mm2(x64[10], WQ), s = x64.slice(0, 11).map((xj) => { const kj = mm2(xj, WK); return (q10[0] * kj[0] + q10[1] * kj[1]) / Math.sqrt(2); });
+  const m = Math.max(...s), z = s.reduce((a, v) => a + Math.exp(v - m), 0);
+  await p.locator('button.prov-more').click();   // all 64 terms
+  const exps = await values(p.locator('.prov-exp'));
+  assert.equal(exps.length, 11);
+  exps.forEach((e, j) => close(e, Math.exp(s[j] - m), 1e-13, `exp ${j}`));
+  close(await num(p.locator('.prov-value')), Math.exp(s[5] - m) / z, 1e-14, 'A[10,5]');
+  // bit for bit against the cell, read from the map's data table
+  await fig(page, '18.3', 'a').locator('details.heatmap-table summary').click();
+  assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, '18.3', 'a', 10, 5).getAttribute('data-value'));
+  // keyboard: focus the canvas, the arrows move the cursor and the panel follows
+  await canvas.focus();
+  await page.keyboard.press('ArrowRight');   // the first key puts the cursor on [0,0]
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await p.getAttribute('data-at'), '0,0,1,0');
+  assert.equal(await canvas.getAttribute('data-prov-cells'), '1,0,target,');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -102,6 +102,7 @@ const PAGE = {
       passed: [await fig(page, '18.7', 'gradcheck').locator('dd.good').count() === 1],
       'inputs.q.maxAbsError': (await readout(page, '18.7', 'gradcheck'))[0], 'inputs.k.maxAbsError': (await readout(page, '18.7', 'gradcheck'))[1],
       'inputs.v.maxAbsError': (await readout(page, '18.7', 'gradcheck'))[2],
+      A: await heat(page, '18.7', 'a'), 'dL/dQ': await heat(page, '18.7', 'dq'), 'dL/dK': await heat(page, '18.7', 'dk'), 'dL/dV': await heat(page, '18.7', 'dv'),
       '|change|': await heat(page, '18.7', 'probe'), 'max change in the future (> t)': future,
       // the probe's prefix change is the chapter table's row for the mask as set; the table has both
       'max change in the prefix (<= t), with the mask': await chapterRow(page, 'maskedRow'),

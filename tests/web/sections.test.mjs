@@ -112,3 +112,26 @@ test('a planted difference between the languages is caught', () => {
   assert.throws(() => sameShape({ zh: { a: '{x}', b: '' }, en: { a: '{x}' } }, 'planted'), /keys of en/);
   assert.throws(() => sameShape({ zh: { a: '{x} 与 {y}' }, en: { a: '{x} and {z}' } }, 'planted'), /placeholders/);
 });
+
+test('18.3 in nn.Linear layout tells a weight\'s shape error in that layout: (D, C) and the shape as the editor shows it', async () => {
+  const { loadCore } = await import('../../wasm/js/index.js');
+  const { inLinearLayout } = await import('../../web/src/sections/s18-3.js');
+  const { errorMessage } = await import('../../web/src/messages.js');
+  const core = await loadCore();
+  let error;
+  try {   // X has C = 3 columns; W_Q in math layout is (2, 3): two rows where three are needed
+    core.multiHeadAttention(core.randn([1, 2, 3], 1), { wq: core.randn([2, 3], 2), wk: core.randn([3, 3], 3), wv: core.randn([3, 3], 4) });
+  } catch (e) { error = e; }
+  assert.equal(error.params.arg, 'opts.wq');
+  assert.deepEqual(error.params.shape, [2, 3]);
+  const shown = inLinearLayout(error);
+  assert.equal(shown.code, 'axis_mismatch');
+  assert.deepEqual(shown.params.shape, [3, 2], 'the editor in nn.Linear layout holds (D, C) = (3, 2)');
+  assert.equal(shown.params.layout, '(D, C)');
+  assert.match(shown.message, /must have shape \(D, C\) with C = 3 .*got \(3, 2\)/);
+  assert.match(errorMessage('en', shown), /has shape \(3, 2\)/);
+  assert.match(errorMessage('zh', shown), /形状是 \(3, 2\)/);
+  // other errors pass through unchanged
+  const other = Object.assign(new Error('x'), { code: 'not_finite', params: { arg: 'x' } });
+  assert.equal(inLinearLayout(other), other);
+});

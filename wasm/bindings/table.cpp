@@ -102,10 +102,14 @@ const std::vector<Entry>& entries() {
          RUN(future_probe(a.tensor(0), a.options(1))), "Change x after position t and measure how the outputs move.",
          "{maxPrefixChange, maxFutureChange, change}"},
         {"explain", {string("fn"), string("quantity"), numbers("at"), opts()},
-         {"x", "wq", "wk", "wv", "heads", "causal", "scale", "memory", "q", "k", "v", "method", "scores", "dim", "mask", "maskOrder", "a", "b"},
+         {"x", "wq", "wk", "wv", "heads", "causal", "scale", "memory", "q", "k", "v", "method", "scores", "dim", "mask", "maskOrder", "a", "b",
+          "kind", "T", "C", "tMax", "seed", "positions", "positionSeed", "t", "p", "training"},
          RUN(explain(a.text(0), a.text(1), a.numbers(2), a.options(3))),
-         "How one cell of a result was computed: the core's terms in the core's order; value is the cell bit for bit.",
-         "{value, kind, left?, right?, terms?, source?, pairwise?, sum?, scale?, divisor?, scores?, exps?, masked?, max?, denominator?, target?, maskAfter?}"},
+         "How one cell of a result was computed: the core's terms in the core's order; value is the cell bit for bit "
+         "(gradcheck's gradients add numeric: {plus, minus, eps, value}, its central difference).",
+         "{value, kind, left?, right?, terms?, source?, pairwise?, sum?, scale?, divisor?, gradWeight?, gradDweight?, gradRowdot?, gradScale?, "
+         "numeric?, scores?, exps?, masked?, max?, denominator?, target?, maskAfter?, position?, pair?, width?, power?, angle?, cosine?, "
+         "from?, p?, training?, draw?, kept?}"},
         {"dropout", {tensor("x"), opts()}, {"p", "training", "seed"}, RUN(dropout(a.tensor(0), a.options(1))), "Inverted dropout.", "tensor like x"},
         {"dropoutStats", {tensor("weights"), opts()}, {"p", "samples", "seed", "training"}, RUN(dropout_stats(a.tensor(0), a.options(1))),
          "Row sums of dropped-out weights: one sample and the mean over many.", "{sampleRowSums, meanRowSums}"},

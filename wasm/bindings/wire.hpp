@@ -157,10 +157,27 @@ inline void write(Writer& w, const FutureProbeResult& f) {
 // Provenance (README, "Provenance"): a sum's terms or a softmax row's exps, and the cell's value.
 inline void write(Writer& w, const Explanation& e) {
     w.begin().key("value").number(e.value);
-    if (e.kind == Explanation::Kind::Sum) {
+    using K = Explanation::Kind;
+    if (e.kind == K::Sum) {
         w.key("kind").string("sum").key("left").numbers(e.left).key("right").numbers(e.right).key("terms").numbers(e.terms)
             .key("source").numbers(std::vector<double>(e.source.begin(), e.source.end())).key("pairwise").boolean(e.pairwise)
             .key("sum").number(e.sum).key("scale").number(e.scale).key("divisor").number(e.divisor);
+        if (!e.grad_weight.empty())
+            w.key("gradWeight").numbers(e.grad_weight).key("gradDweight").numbers(e.grad_dweight).key("gradRowdot").numbers(e.grad_rowdot)
+                .key("gradScale").number(e.grad_scale);
+        if (e.has_numeric)
+            w.key("numeric").begin().key("plus").number(e.loss_plus).key("minus").number(e.loss_minus).key("eps").number(e.eps)
+                .key("value").number(e.numeric).end();
+    } else if (e.kind == K::Sinusoid) {
+        w.key("kind").string("sinusoid").key("position").number(e.position).key("pair").number(e.pair).key("width").number(e.width)
+            .key("power").number(e.power).key("angle").number(e.angle).key("cosine").boolean(e.cosine);
+    } else if (e.kind == K::Copy) {
+        w.key("kind").string("copy").key("left").numbers(e.left).key("from").numbers(std::vector<double>(e.from.begin(), e.from.end()));
+    } else if (e.kind == K::AbsDiff) {
+        w.key("kind").string("absdiff").key("left").numbers(e.left);
+    } else if (e.kind == K::Dropout) {
+        w.key("kind").string("dropout").key("left").numbers(e.left).key("p").number(e.p).key("training").boolean(e.training);
+        if (e.training) w.key("draw").number(e.draw).key("kept").boolean(e.kept).key("scale").number(e.scale);
     } else {
         w.key("kind").string("softmax").key("scores").numbers(e.scores).key("exps").numbers(e.exps).key("masked").begin_list();
         for (auto m : e.masked) w.boolean(m != 0);

@@ -204,6 +204,18 @@ PermutationResult permutation_check(const Tensor& x, const Options& opts) {
 // ---- 18.7 gradcheck ----------------------------------------------------------------------
 namespace detail {
 
+CentralDifference central_difference(std::vector<Tensor>& inputs, std::size_t a, std::size_t i, double eps,
+                                     const std::function<double(const std::vector<Tensor>&)>& loss) {
+    double& xi = inputs[a].data()[i];
+    const double saved = xi;
+    xi = saved + eps;
+    const double lp = loss(inputs);
+    xi = saved - eps;
+    const double lm = loss(inputs);
+    xi = saved;
+    return {lp, lm, (lp - lm) / (2.0 * eps)};
+}
+
 GradcheckResult run_gradcheck(const std::vector<std::string>& names, std::vector<Tensor> inputs,
                               const std::function<double(const std::vector<Tensor>&)>& loss,
                               const std::vector<Tensor>& analytic) {
@@ -211,14 +223,7 @@ GradcheckResult run_gradcheck(const std::vector<std::string>& names, std::vector
     for (std::size_t a = 0; a < inputs.size(); ++a) {
         GradcheckInput gi{names[a], 0.0, 0.0, true};
         for (std::size_t i = 0; i < inputs[a].size(); ++i) {
-            double& xi = inputs[a].data()[i];
-            const double saved = xi;
-            xi = saved + res.eps;
-            const double lp = loss(inputs);
-            xi = saved - res.eps;
-            const double lm = loss(inputs);
-            xi = saved;
-            const double numeric = (lp - lm) / (2.0 * res.eps);
+            const double numeric = central_difference(inputs, a, i, res.eps, loss).numeric;
             const double err = std::fabs(analytic[a].data()[i] - numeric);
             const double ratio = err / (res.atol + res.rtol * std::fabs(numeric));
             gi.max_abs_error = std::max(gi.max_abs_error, err);
@@ -231,13 +236,18 @@ GradcheckResult run_gradcheck(const std::vector<std::string>& names, std::vector
     return res;
 }
 
-}  // namespace detail
-
+// L = sum(out * G), in order over the flat index
 static double weighted_sum(const Tensor& out, const Tensor& g) {
     double s = 0.0;
     for (std::size_t i = 0; i < out.size(); ++i) s += out.data()[i] * g.data()[i];
     return s;
 }
+
+double sdpa_loss(const std::vector<Tensor>& qkv, const Tensor& G, const SdpaOptions& opts) {
+    return weighted_sum(sdpa(qkv[0], qkv[1], qkv[2], opts).out, G);
+}
+
+}  // namespace detail
 
 static void require_gradcheck_size(std::size_t n) {
     if (n > kMaxGradcheckElements)
@@ -252,7 +262,7 @@ GradcheckResult gradcheck_sdpa(const Tensor& q, const Tensor& k, const Tensor& v
     const SdpaGrads g = sdpa_backward(q, k, v, G, opts);
     return detail::run_gradcheck(
         {"q", "k", "v"}, {q, k, v},
-        [&](const std::vector<Tensor>& in) { return weighted_sum(sdpa(in[0], in[1], in[2], opts).out, G); },
+        [&](const std::vector<Tensor>& in) { return detail::sdpa_loss(in, G, opts); },
         {g.dq, g.dk, g.dv});
 }
 
@@ -279,7 +289,7 @@ GradcheckResult gradcheck_mha(const Tensor& x, const MhaOptions& opts, std::uint
             o.wk = in[2];
             o.wv = in[3];
             if (o.has_memory) o.memory = in[4];
-            return weighted_sum(multi_head_attention(in[0], o).out, G);
+            return detail::weighted_sum(multi_head_attention(in[0], o).out, G);
         },
         analytic);
 }
@@ -315,18 +325,23 @@ GradcheckResult gradcheck(const std::string& kind, const Options& opts) {
 }
 
 // ---- 18.7 future probe -----------------------------------------------------------------------
-FutureProbeResult future_probe(const Tensor& x, const MhaOptions& opts, std::size_t t, std::uint64_t seed) {
-    if (opts.has_memory) throw Error(ErrorCode::self_attention_only, {{"fn", "futureProbe"}, {"arg", "opts.memory"}});
-    const MhaResult base = multi_head_attention(x, opts);   // checks the shapes
+Tensor detail::changed_future(const Tensor& x, std::size_t t, std::uint64_t seed) {
     const std::size_t B = x.shape()[0], T = x.shape()[1], C = x.shape()[2];
-    if (T < 2) throw Error(ErrorCode::no_future, {{"fn", "futureProbe"}, {"arg", "x"}, {"T", T}});
-    if (t > T - 2) throw Error(ErrorCode::t_past_end, {{"fn", "futureProbe"}, {"arg", "opts.t"}, {"value", t}, {"max", T - 2}});
     Tensor x2 = x;
     detail::Rng rng(seed);
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t j = t + 1; j < T; ++j)
             for (std::size_t c = 0; c < C; ++c) x2(b, j, c) += 1.0 + rng.normal();   // a different future
-    const MhaResult changed = multi_head_attention(x2, opts);
+    return x2;
+}
+
+FutureProbeResult future_probe(const Tensor& x, const MhaOptions& opts, std::size_t t, std::uint64_t seed) {
+    if (opts.has_memory) throw Error(ErrorCode::self_attention_only, {{"fn", "futureProbe"}, {"arg", "opts.memory"}});
+    const MhaResult base = multi_head_attention(x, opts);   // checks the shapes
+    const std::size_t B = x.shape()[0], T = x.shape()[1];
+    if (T < 2) throw Error(ErrorCode::no_future, {{"fn", "futureProbe"}, {"arg", "x"}, {"T", T}});
+    if (t > T - 2) throw Error(ErrorCode::t_past_end, {{"fn", "futureProbe"}, {"arg", "opts.t"}, {"value", t}, {"max", T - 2}});
+    const MhaResult changed = multi_head_attention(detail::changed_future(x, t, seed), opts);
     FutureProbeResult r{0.0, 0.0, xt::abs(changed.out - base.out)};
     const std::size_t D = base.out.shape()[2];
     for (std::size_t b = 0; b < B; ++b)

@@ -2,7 +2,9 @@
 // (the page's "where does this number come from" panel). Each explanation repeats, for a single
 // cell, exactly the arithmetic of the kernel that produced it (sdpa_forward_kernel's pairwise dot
 // product and sequential softmax and output sums, gemm_acc's sequential projection sum, the
-// averages of 18.1, the masked softmax of 18.2), and is checked against the cell bit for bit.
+// averages of 18.1, the masked softmax of 18.2, the position table and the permuted sums of 18.5,
+// sdpa_backward_kernel's gradient sums and gradcheck's central difference, the future probe and
+// dropout of 18.7), and is checked against the cell bit for bit.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -121,16 +123,13 @@ Explanation checked(Explanation e, double cell, const std::string& what) {
     throw Error(ErrorCode::internal, {{"fn", kFn}, {"detail", "the explanation of " + what + " differs from the cell"}});
 }
 
-Explanation explain_mha(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
-    one_of(quantity, {"q", "k", "v", "scores", "weights", "out"});
-    const Tensor& x = required(r, "x", "(B, T, C)");
-    const MhaOptions o = detail::read_mha_options(r);
-    r.finish();
+// A cell of multi_head_attention(x, o) (also the attention outputs of 18.5's permutation check)
+Explanation mha_cell(const Tensor& x, const MhaOptions& o, const std::string& quantity, const std::vector<double>& at,
+                     const std::string& what) {
     const MhaResult res = multi_head_attention(x, o);   // every check, and the cells to match
     const Tensor& src = o.has_memory ? o.memory : x;
     const std::size_t T = x.shape()[1], C = x.shape()[2], D = o.wq.shape()[1], NH = o.heads, hs = D / NH,
                       Tk = src.shape()[1];
-    const std::string what = "multiHeadAttention " + quantity;
     if (quantity == "q" || quantity == "k" || quantity == "v") {
         // (B, T, C) x (C, D): gemm_acc adds x[b, t, c] * w[c, i] over c in order, from 0.0
         const Tensor& out = quantity == "q" ? res.q : quantity == "k" ? res.k : res.v;
@@ -154,6 +153,14 @@ Explanation explain_mha(const std::string& quantity, const std::vector<double>& 
     const std::size_t n = ix[0] * NH + ix[1];
     if (quantity == "scores") return checked(a.score(n, ix[2], ix[3]), res.scores.data()[flat(s, ix)], what);
     return checked(a.weight(n, ix[2], ix[3]), res.weights.data()[flat(s, ix)], what);
+}
+
+Explanation explain_mha(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"q", "k", "v", "scores", "weights", "out"});
+    const Tensor& x = required(r, "x", "(B, T, C)");
+    const MhaOptions o = detail::read_mha_options(r);
+    r.finish();
+    return mha_cell(x, o, quantity, at, "multiHeadAttention " + quantity);
 }
 
 Explanation explain_sdpa(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
@@ -280,6 +287,213 @@ Explanation explain_softmax(const std::string& quantity, const std::vector<doubl
     return checked(e, res.weights.data()[f0], "softmax weights");
 }
 
+// ---- 18.5 ------------------------------------------------------------------------------------
+Explanation explain_positions(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"out"});
+    const std::string kind = r.string("kind", "sinusoidal", {"learned", "sinusoidal"});
+    const double T = r.number("T", 0), C = r.number("C", 0);
+    PositionOptions po;
+    po.t_max = r.index("tMax", 64, 1, kMaxElements);
+    po.seed = r.seed("seed");
+    r.finish();
+    const Tensor pe = positions(kind == "learned" ? PositionKind::Learned : PositionKind::Sinusoidal,   // every check
+                                detail::to_index({kFn, "opts.T"}, T, 1, kMaxElements), detail::to_index({kFn, "opts.C"}, C, 1, kMaxElements), po);
+    const Shape s = detail::shape_of(pe);
+    const auto ix = checked_at(at, s);   // [t, c]
+    Explanation e;
+    if (kind == "learned") {
+        // row t of the seeded (tMax, C) table: a draw, no arithmetic (training would change it)
+        const Tensor table = randn({po.t_max, s[1]}, po.seed);
+        e.kind = Explanation::Kind::Copy;
+        e.from = ix;
+        e.left = {table(ix[0], ix[1])};
+        e.value = e.left[0];
+    } else {
+        // as positions() computes it: 2i = c - c % 2, angle = t / 10000^(2i / C), sin or cos
+        e.kind = Explanation::Kind::Sinusoid;
+        e.position = double(ix[0]);
+        e.pair = double(ix[1] - ix[1] % 2);
+        e.width = double(s[1]);
+        e.power = std::pow(10000.0, e.pair / e.width);
+        e.angle = e.position / e.power;
+        e.cosine = ix[1] % 2 == 1;
+        e.value = e.cosine ? std::cos(e.angle) : std::sin(e.angle);
+    }
+    return checked(e, pe.data()[flat(s, ix)], "positions out");
+}
+
+Explanation explain_permutation(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"permutedInput", "out", "outOfPermuted", "permutedOut"});
+    const Tensor& x = required(r, "x", "(B, T, C)");
+    // the options as permutationCheck reads them
+    PermutationOptions po;
+    po.mha = detail::read_mha_options(r);
+    const std::string kind = r.string("positions", "none", {"none", "learned", "sinusoidal"});
+    po.use_positions = kind != "none";
+    po.position_kind = kind == "sinusoidal" ? PositionKind::Sinusoidal : PositionKind::Learned;
+    po.pos.t_max = r.index("tMax", 64, 1, kMaxElements);
+    po.seed = r.seed("seed");
+    po.pos.seed = r.seed("positionSeed");
+    r.finish();
+    const PermutationResult res = permutation_check(x, po);   // every check, the permutation and the cells
+    const std::size_t T = x.shape()[1], C = x.shape()[2];
+    Tensor pos = xt::zeros<double>(Shape{T, C});
+    if (po.use_positions) pos = positions(po.position_kind, T, C, po.pos);
+    const std::string what = "permutationCheck " + quantity;
+    Tensor xin = x;   // x + pos as permutationCheck adds it, the input of attn(x + pos)
+    for (std::size_t b = 0; b < x.shape()[0]; ++b)
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t c = 0; c < C; ++c) xin(b, t, c) = x(b, t, c) + pos(t, c);
+    if (quantity == "permutedInput") {
+        const Shape s = detail::shape_of(res.permuted_input);
+        const auto ix = checked_at(at, s);   // [b, t, c]: x[b, perm[t], c] + pos[t, c]
+        Explanation e;
+        e.left = {x(ix[0], res.perm[ix[1]], ix[2]), pos(ix[1], ix[2])};
+        e.terms = e.left;
+        e.source = {res.perm[ix[1]], ix[1]};
+        e.sum = e.value = e.left[0] + e.left[1];
+        return checked(e, res.permuted_input.data()[flat(s, ix)], what);
+    }
+    if (quantity == "permutedOut") {
+        const Shape s = detail::shape_of(res.permuted_out);
+        const auto ix = checked_at(at, s);   // [b, t, e]: row perm[t] of attn(x + pos)
+        const Tensor y = multi_head_attention(xin, po.mha).out;
+        Explanation e;
+        e.kind = Explanation::Kind::Copy;
+        e.from = {ix[0], res.perm[ix[1]], ix[2]};
+        e.left = {y(ix[0], res.perm[ix[1]], ix[2])};
+        e.value = e.left[0];
+        return checked(e, res.permuted_out.data()[flat(s, ix)], what);
+    }
+    if (quantity == "outOfPermuted") return mha_cell(res.permuted_input, po.mha, "out", at, what);
+    return mha_cell(xin, po.mha, "out", at, what);   // out: attn(x + pos)
+}
+
+// ---- 18.7 ------------------------------------------------------------------------------------
+Explanation explain_gradcheck(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"dq", "dk", "dv"});
+    const Tensor& q = required(r, "q", "(..., Tq, d)");
+    const Tensor& k = required(r, "k", "(..., Tk, d)");
+    const Tensor& v = required(r, "v", "(..., Tk, dv)");
+    SdpaOptions so;   // as gradcheck('sdpa') reads them
+    so.causal = r.boolean("causal", false);
+    so.scale = r.scale("scale", {"head", "none"});
+    const auto seed = r.seed("seed");
+    r.finish();
+    const SdpaResult fwd = sdpa(q, k, v, so);   // every check
+    const Tensor G = randn(detail::shape_of(fwd.out), seed);   // dL/dout, as gradcheck draws it
+    const SdpaGrads g = sdpa_backward(q, k, v, G, so);
+    const std::size_t rank = q.dimension(), Tq = q.shape()[rank - 2], d = q.shape()[rank - 1], Tk = k.shape()[rank - 2],
+                      dv = v.shape()[rank - 1];
+    const std::size_t input = quantity == "dq" ? 0 : quantity == "dk" ? 1 : 2;
+    const Tensor& cell = input == 0 ? g.dq : input == 1 ? g.dk : g.dv;
+    const Shape s = detail::shape_of(cell);
+    const auto ix = checked_at(at, s);
+    const std::size_t n = flat(Shape(s.begin(), s.end() - 2), std::vector<std::size_t>(ix.begin(), ix.end() - 2));
+    const std::size_t row = ix[rank - 2], col = ix[rank - 1];
+    const double scale = so.scale.factor(d, d);
+    const double *qn = q.data() + n * Tq * d, *kn = k.data() + n * Tk * d, *vn = v.data() + n * Tk * dv,
+                 *gn = G.data() + n * Tq * dv, *wn = fwd.weights.data() + n * Tq * Tk;
+    auto visible = [&](std::size_t t) { return so.causal ? std::min(t + 1, Tk) : Tk; };
+    // sdpa_backward_kernel for query row t: dA[t, j] = dot2(dY[t], V[j]) and rowdot = sum of dA * A, in order
+    auto dA = [&](std::size_t t, std::size_t j) { return detail::dot2(gn + t * dv, vn + j * dv, dv); };
+    auto rowdot = [&](std::size_t t) {
+        double dot = 0.0;
+        for (std::size_t j = 0; j < visible(t); ++j) dot += dA(t, j) * wn[t * Tk + j];
+        return dot;
+    };
+    Explanation e;
+    e.grad_scale = scale;
+    double sum = 0.0;   // added as the kernel adds into the zeroed gradient
+    auto term = [&](std::size_t src, double a, double da, double dot, double other) {
+        const double ds = a * (da - dot) * scale;
+        e.grad_weight.push_back(a);
+        e.grad_dweight.push_back(da);
+        e.grad_rowdot.push_back(dot);
+        e.left.push_back(ds);
+        e.right.push_back(other);
+        e.terms.push_back(ds * other);
+        e.source.push_back(src);
+        if (ds != 0.0) sum += ds * other;   // the kernel skips dS = 0
+    };
+    if (input == 0) {   // dQ[t, c] = sum over visible j of dS[t, j] K[j, c]
+        const double dot = rowdot(row);
+        for (std::size_t j = 0; j < visible(row); ++j) term(j, wn[row * Tk + j], dA(row, j), dot, kn[j * d + col]);
+    } else if (input == 1) {   // dK[j, c] = sum over the queries t that see j of dS[t, j] Q[t, c], t in order
+        for (std::size_t t = 0; t < Tq; ++t)
+            if (row < visible(t)) term(t, wn[t * Tk + row], dA(t, row), rowdot(t), qn[t * d + col]);
+    } else {   // dV[j, c] = sum over the queries t that see j of A[t, j] dY[t, c], t in order
+        for (std::size_t t = 0; t < Tq; ++t)
+            if (row < visible(t)) {
+                const double p = wn[t * Tk + row] * gn[t * dv + col];
+                e.left.push_back(wn[t * Tk + row]);
+                e.right.push_back(gn[t * dv + col]);
+                e.terms.push_back(p);
+                e.source.push_back(t);
+                sum += p;
+            }
+    }
+    e.sum = e.value = sum;
+    // gradcheck's numerical derivative of the same entry (the same function gradcheck calls)
+    std::vector<Tensor> inputs{q, k, v};
+    const detail::CentralDifference cd = detail::central_difference(
+        inputs, input, flat(s, ix), 1e-6, [&](const std::vector<Tensor>& in) { return detail::sdpa_loss(in, G, so); });
+    e.has_numeric = true;
+    e.loss_plus = cd.plus;
+    e.loss_minus = cd.minus;
+    e.eps = 1e-6;
+    e.numeric = cd.numeric;
+    return checked(e, cell.data()[flat(s, ix)], "gradcheck " + quantity);
+}
+
+Explanation explain_probe(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"change"});
+    const Tensor& x = required(r, "x", "(B, T, C)");
+    const MhaOptions mo = detail::read_mha_options(r);
+    if (!r.has("t")) throw Error(ErrorCode::missing, {{"fn", kFn}, {"arg", "opts.t"}, {"expectedType", "number"}, {"layout", ""}});
+    const std::size_t t = r.index("t", 0, 0, kMaxElements);
+    const auto seed = r.seed("seed");
+    r.finish();
+    const FutureProbeResult res = future_probe(x, mo, t, seed);   // every check
+    const Shape s = detail::shape_of(res.change);
+    const auto ix = checked_at(at, s);
+    const std::size_t f = flat(s, ix);
+    Explanation e;
+    e.kind = Explanation::Kind::AbsDiff;
+    e.left = {multi_head_attention(detail::changed_future(x, t, seed), mo).out.data()[f], multi_head_attention(x, mo).out.data()[f]};
+    e.value = std::fabs(e.left[0] - e.left[1]);
+    return checked(e, res.change.data()[f], "futureProbe change");
+}
+
+Explanation explain_dropout(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
+    one_of(quantity, {"out"});
+    const Tensor& x = required(r, "x", "");
+    const double p = r.number("p", 0.1);
+    const bool training = r.boolean("training", true);
+    const auto seed = r.seed("seed");
+    r.finish();
+    const Tensor y = dropout(x, p, training, seed);   // every check
+    const Shape s = detail::shape_of(y);
+    const auto ix = checked_at(at, s);
+    const std::size_t f = flat(s, ix);
+    Explanation e;
+    e.kind = Explanation::Kind::Dropout;
+    e.left = {x.data()[f]};
+    e.p = p;
+    e.training = training && p != 0.0;
+    if (!e.training) {
+        e.value = e.left[0];   // the identity
+    } else {
+        // dropout draws one uniform per entry, in order: entry f's is the (f + 1)-th
+        detail::Rng rng(seed);
+        for (std::size_t i = 0; i <= f; ++i) e.draw = rng.uniform();
+        e.scale = 1.0 / (1.0 - p);
+        e.kept = !(e.draw < p);
+        e.value = e.kept ? e.left[0] * e.scale : 0.0;
+    }
+    return checked(e, y.data()[f], "dropout out");
+}
+
 }  // namespace
 
 Explanation explain(const std::string& fn, const std::string& quantity, const std::vector<double>& at, const Options& opts) {
@@ -289,8 +503,14 @@ Explanation explain(const std::string& fn, const std::string& quantity, const st
     if (fn == "causalAverage") return explain_average(quantity, at, r);
     if (fn == "softmax") return explain_softmax(quantity, at, r);
     if (fn == "matmul") return explain_matmul(quantity, at, r);
+    if (fn == "positions") return explain_positions(quantity, at, r);
+    if (fn == "permutationCheck") return explain_permutation(quantity, at, r);
+    if (fn == "gradcheck") return explain_gradcheck(quantity, at, r);
+    if (fn == "futureProbe") return explain_probe(quantity, at, r);
+    if (fn == "dropout") return explain_dropout(quantity, at, r);
     throw Error(ErrorCode::not_one_of, {{"fn", kFn}, {"arg", "fn"}, {"choice", fn},
-                                        {"choices", std::vector<std::string>{"multiHeadAttention", "sdpa", "causalAverage", "softmax", "matmul"}}});
+                                        {"choices", std::vector<std::string>{"multiHeadAttention", "sdpa", "causalAverage", "softmax", "matmul",
+                                                                             "positions", "permutationCheck", "gradcheck", "futureProbe", "dropout"}}});
 }
 
 }  // namespace attn

@@ -210,4 +210,14 @@ GradcheckResult run_gradcheck(const std::vector<std::string>& names, std::vector
                               const std::function<double(const std::vector<Tensor>&)>& loss,
                               const std::vector<Tensor>& analytic);
 
+// One numerical derivative of run_gradcheck: element i of inputs[a] moved by +eps and -eps (and
+// restored), numeric = (plus - minus) / (2 eps). Shared with explain (18.7's provenance).
+struct CentralDifference { double plus, minus, numeric; };
+CentralDifference central_difference(std::vector<Tensor>& inputs, std::size_t a, std::size_t i, double eps,
+                                     const std::function<double(const std::vector<Tensor>&)>& loss);
+// futureProbe's changed input: x with every entry after position t moved by 1 + N(0, 1) (seeded).
+Tensor changed_future(const Tensor& x, std::size_t t, std::uint64_t seed);
+// gradcheck_sdpa's loss: L = sum(sdpa(q, k, v).out * G), summed in order over the flat index.
+double sdpa_loss(const std::vector<Tensor>& qkv, const Tensor& G, const SdpaOptions& opts);
+
 }  // namespace attn::detail

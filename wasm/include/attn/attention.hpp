@@ -250,7 +250,7 @@ DropoutStats dropout_stats(const Tensor& weights, const Options& opts);  // {p, 
 // Provenance: how one cell of a result was computed, with the core's own numbers, in the core's
 // own order, so that the explanation's value is bit-identical to the cell.
 struct Explanation {
-    enum class Kind { Sum, Softmax };
+    enum class Kind { Sum, Softmax, Sinusoid, Copy, AbsDiff, Dropout };
     Kind kind = Kind::Sum;
     // Sum: value = (sum of terms) * scale / divisor, terms[i] = left[i] * right[i] (terms[i] =
     // left[i] when right is empty: a plain sum). source[i] is the term's position along the summed
@@ -271,12 +271,42 @@ struct Explanation {
     double max = 0.0, denominator = 0.0;
     std::size_t target = 0;
     bool mask_after = false;
+    // A gradient of gradcheck (Sum, sequential): dQ[t, i] = sum over j of dS[t, j] K[j, i] and
+    // dK[j, i] = sum over t of dS[t, j] Q[t, i], left = the dS of each term, right = K or Q, where
+    // dS[t, j] = A[t, j] * (dA[t, j] - rowdot[t]) * grad_scale, dA[t, j] = dY[t] . V[j] (pairwise)
+    // and rowdot[t] = sum over l of dA[t, l] A[t, l] (sequential): grad_weight, grad_dweight and
+    // grad_rowdot per term. dV[j, c] = sum over t of A[t, j] dY[t, c] (left = A, right = dY). The
+    // core skips a term whose dS is exactly 0 (adding it would not change the sum).
+    std::vector<double> grad_weight, grad_dweight, grad_rowdot;
+    double grad_scale = 1.0;
+    // and gradcheck's numerical derivative of the same entry: numeric = (loss_plus - loss_minus) / (2 eps)
+    bool has_numeric = false;
+    double loss_plus = 0.0, loss_minus = 0.0, eps = 0.0, numeric = 0.0;
+    // Sinusoid: value = sin(angle) for an even column, cos(angle) (cosine) for an odd one, angle =
+    // position / power, power = 10000^(pair / width) (pair = 2i, the even column of the pair).
+    double position = 0.0, pair = 0.0, width = 0.0, power = 0.0, angle = 0.0;
+    bool cosine = false;
+    // Copy: value = left[0], the cell at index `from` of another tensor (the fn's doc says which).
+    std::vector<std::size_t> from;
+    // AbsDiff: value = |left[0] - left[1]|.
+    // Dropout: value = left[0] / (1 - p) when kept (draw >= p), 0 when dropped; left[0] itself in
+    // evaluation (training false) or at p = 0. scale = 1 / (1 - p); draw = the entry's uniform draw.
+    double draw = 0.0, p = 0.0;
+    bool kept = true, training = true;
     double value = 0.0;   // the cell, bit for bit
 };
 // fn and quantity: "multiHeadAttention" q | k | v (at [b, t, i]), scores | weights (at
 // [b, h, t, j]), out ([b, t, i]); "sdpa" scores | weights | out (at [..., t, j] / [..., t, c]);
 // "causalAverage" out (at [t, c] or [b, t, c]); "softmax" weights (at an index of scores);
-// "matmul" out (at [..., i, j]).
+// "matmul" out (at [..., i, j]);
+// "positions" out (at [t, c]; opts {kind, T, C, tMax, seed}: Sinusoid, or Copy of the learned table's
+// [t, c]); "permutationCheck" (opts as permutationCheck takes them) permutedInput (at [b, t, c]: Sum
+// of x[b, perm[t], c] and pos[t, c], source = [perm[t], t]), out (attn(x + pos), not returned by
+// permutationCheck but shown beside it: an mha output sum), outOfPermuted (an mha output sum over
+// P x + pos), permutedOut (Copy of attn(x + pos) at from = [b, perm[t], e]); "gradcheck" dq | dk | dv
+// (kind sdpa: opts {q, k, v, causal, scale, seed}; at an index of q, k or v: the analytic gradient
+// of L = sum(out * G), G = randn(out's shape, seed), and the numerical one); "futureProbe" change
+// (at [b, t, e], AbsDiff of the changed and the original output); "dropout" out (at an index of x).
 // opts: the function's inputs by name (x; q, k, v; scores; a, b) and its own options, as the function
 // takes them. The function is run as it is (same checks, same errors) and its cell is compared
 // with the explanation's value; a difference is an internal error.

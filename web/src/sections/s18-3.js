@@ -110,7 +110,12 @@ export default {
       destroy() { steps.stop(); },
       compute(s, c) {
         const x = tensor([s.x]);
-        const r = c.multiHeadAttention(x, opts(s));
+        let r;
+        try {
+          r = c.multiHeadAttention(x, opts(s));
+        } catch (e) {
+          throw s.layout === 'linear' ? inLinearLayout(e) : e;
+        }
         if (s.stage === 'off') return r;
         // the step-through also shows Q K^T before the scale and the mask M
         const T = r.scores.shape[2];
@@ -145,3 +150,17 @@ export default {
     };
   },
 };
+
+// The core checks the weights in math layout, (C, D); in nn.Linear layout the student's editor
+// shows them transposed, so a weight's shape error is told in that layout: (D, C), the shape as
+// the editor shows it.
+export function inLinearLayout(e) {
+  const p = e.params;
+  if (!/^opts\.w[qkv]$/.test(p?.arg ?? '') || p.layout !== '(C, D)' || !Array.isArray(p.shape) || p.shape.length !== 2) return e;
+  const shape = [...p.shape].reverse();
+  const out = new Error(e.message.replace('(C, D)', '(D, C)').replace(`got (${p.shape.join(', ')})`, `got (${shape.join(', ')})`));
+  out.code = e.code;
+  out.params = { ...p, layout: '(D, C)', shape };
+  return out;
+}
+

@@ -9,13 +9,14 @@ import { h } from '../widgets/dom.js';
 import { tensor, matrixAt } from '../tensors.js';
 import { fmtErr } from '../format.js';
 import { PROGRAMS } from '../pytorch-programs.js';
+import { provenance } from '../widgets/provenance.js';
 
 const strings = {
   zh: {
     x: '输入 X（每行一个位置）', pos: '位置信息', none: '无', learned: '学习式（T_max 行的表）', sinusoidal: '正弦',
     tmax: 'T_max', shuffle: '重新打乱', perm: '排列 P：第 t 行取原来的第 perm[t] 行，perm = [{perm}]',
-    px: 'P X + 位置', attnPx: 'attn(P X + 位置)', pAttn: 'P · attn(X + 位置)', table: '位置表', posSeed: '位置表的随机种子',
-    attnX: 'attn(X + 位置)（不打乱）', compared: '下面的差异比较的是右边两个：先算再重排 P · attn(X + 位置)，和先重排再算 attn(P X + 位置)。选“位置信息：无”时，“位置”一项就是 0。',
+    px: 'P X + PE', attnPx: 'attn(P X + PE)', pAttn: 'P · attn(X + PE)', table: '位置表 PE', posSeed: '位置表的随机种子',
+    attnX: 'attn(X + PE)（不打乱）', compared: '下面的差异比较的是右边两个：先算再重排 P · attn(X + PE)，和先重排再算 attn(P X + PE)。PE 是位置表；选“位置信息：无”时 PE = 0。',
     oneRow: '只有一个位置，没有可以打乱的东西。',
     diff: 'max |attn(PX) − P attn(X)|', equi: '只差浮点舍入：输出跟着输入一起重排（置换等变）。',
     broken: '差异明显：位置或遮罩让模型知道了顺序，重排不再只是把输出重排。',
@@ -23,8 +24,8 @@ const strings = {
   en: {
     x: 'Input X (one row per position)', pos: 'Positions', none: 'none', learned: 'learned (a table of T_max rows)', sinusoidal: 'sinusoidal',
     tmax: 'T_max', shuffle: 'Shuffle again', perm: 'Permutation P: row t takes row perm[t], perm = [{perm}]',
-    px: 'P X + positions', attnPx: 'attn(P X + positions)', pAttn: 'P · attn(X + positions)', table: 'Position table', posSeed: 'Seed of the position table',
-    attnX: 'attn(X + positions), not shuffled', compared: 'The difference below compares the two on the right: compute, then shuffle, P · attn(X + positions), against shuffle, then compute, attn(P X + positions). With no positions chosen, the positions term is 0.',
+    px: 'P X + PE', attnPx: 'attn(P X + PE)', pAttn: 'P · attn(X + PE)', table: 'Position table PE', posSeed: 'Seed of the position table',
+    attnX: 'attn(X + PE), not shuffled', compared: 'The difference below compares the two on the right: compute, then shuffle, P · attn(X + PE), against shuffle, then compute, attn(P X + PE). PE is the position table; with no positions chosen, PE = 0.',
     oneRow: 'With one position there is nothing to shuffle.',
     diff: 'max |attn(PX) − P attn(X)|', equi: 'Only rounding: the outputs move with the inputs (permutation equivariance).',
     broken: 'A real difference: positions or the mask tell the model the order, so shuffling does more than move the outputs.',
@@ -58,19 +59,33 @@ export default {
     const b = heatmap({ t, name: 'pAttn', label: t('pAttn'), names: ['B', 'T', 'd'] });
     const table = heatmap({ t, name: 'table', label: t('table'), names: ['T', 'C'] });
     const out = readout({ name: 'diff' });
+    // the attention's weights, drawn by the core (one head, C x C)
+    const weightsOf = (C, core) => ({ wq: core.randn([C, C], 11), wk: core.randn([C, C], 12), wv: core.randn([C, C], 13), heads: 1 });
+    const checkOpts = (s, core) => ({ ...weightsOf(s.x[0].length, core), causal: s.causal, positions: s.pos, tMax: s.tmax, seed: s.seed, positionSeed: s.posSeed });
+    // every number explains itself: a table cell its sine or its draw, P X + PE its two addends, the
+    // outputs their sums over the input rows, P · attn the row of attn(X + PE) it was moved from
+    const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'permutationCheck', inputs: (s) => ({ x: tensor([s.x]), ...checkOpts(s, ctx.core) }),
+      sources: { x, pe: table, px, attnX: unshuffled },
+      targets: [
+        { widget: px, quantity: 'permutedInput', at: (i, j) => [0, i, j] },
+        { widget: table, quantity: 'out', at: (i, j) => [i, j], fn: 'positions', when: (s) => s.pos !== 'none',
+          inputs: (s) => ({ kind: s.pos, T: s.x.length, C: s.x[0].length, tMax: s.tmax, seed: s.posSeed }) },
+        { widget: unshuffled, quantity: 'out', at: (i, j) => [0, i, j] },
+        { widget: b, quantity: 'permutedOut', at: (i, j) => [0, i, j] },
+        { widget: a, quantity: 'outOfPermuted', at: (i, j) => [0, i, j] },
+      ] });
     ctx.lab.append(h('div.controls', {}, pos.el, causal.el, tmax.el, posSeed.el, shuffle),
-      h('div.row', {}, x.el, px.el, table.el), perm, h('div.row', {}, unshuffled.el, b.el, a.el), compared, out.el);
+      h('div.row', {}, x.el, px.el, table.el), perm, h('div.row', {}, unshuffled.el, b.el, a.el), prov.el, compared, out.el);
     return {
       sync(s) { table.el.hidden = s.pos === 'none'; posSeed.el.hidden = s.pos !== 'learned'; },
       compute(s, core) {
         const T = s.x.length, C = s.x[0].length;
-        const w = { wq: core.randn([C, C], 11), wk: core.randn([C, C], 12), wv: core.randn([C, C], 13), heads: 1 };
-        const opts = { ...w, causal: s.causal, positions: s.pos, tMax: s.tmax, seed: s.seed, positionSeed: s.posSeed };
-        const pc = core.permutationCheck(tensor([s.x]), opts);
+        const w = weightsOf(C, core);
+        const pc = core.permutationCheck(tensor([s.x]), checkOpts(s, core));
         const table = s.pos === 'none' ? null : core.positions(s.pos, T, C, { tMax: s.tmax, seed: s.posSeed });
         return { pc, table, w };
       },
-      paint(r) {
+      paint(r, s) {
         perm.textContent = t('perm', { perm: r.pc.perm.join(', ') });
         px.set(matrixAt(r.pc.permutedInput, 0), { shape: r.pc.permutedInput.shape });
         a.set(matrixAt(r.pc.outOfPermuted, 0), { shape: r.pc.outOfPermuted.shape });
@@ -84,6 +99,7 @@ export default {
         const equivariant = r.pc.maxDiff < 1e-12;
         const verdict = r.pc.perm.length < 2 ? ['', t('oneRow')] : ['', t(equivariant ? 'equi' : 'broken'), equivariant ? 'good' : 'bad'];
         out.set([[t('diff'), fmtErr(r.pc.maxDiff), 'diff', r.pc.maxDiff], verdict]);
+        prov.update(s);
       },
       pytorch: (s, r) => PROGRAMS['18.5'](s, { w: r.w, perm: r.pc.perm, table: r.table }, ctx.lang),
     };

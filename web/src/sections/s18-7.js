@@ -7,6 +7,7 @@ import { prediction } from '../widgets/predict.js';
 import { matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
 import { PROGRAMS } from '../pytorch-programs.js';
+import { provenance } from '../widgets/provenance.js';
 
 const strings = {
   zh: {
@@ -21,6 +22,8 @@ const strings = {
     dropZero: 'p = 0：训练模式下也没有任何位置被丢掉，每行和仍是 1。',
     dropTrain: '训练模式：单次采样的行和不再是 1，许多次的平均才接近 1。',
     predictCausal: '切换之后，改动 t 之后的输入，前缀（≤ t）的输出会怎样？', unchanged: '完全不变（严格为 0）', moves: '会变',
+    gradTitle: 'gradcheck 检查的解析梯度（L = Σ Y·G）', gradNote: '把鼠标移到（或用 Tab 聚焦）一个梯度上：下面列出反向传播内核对这个数的每一步运算，以及 gradcheck 的数值差分。',
+    qLabel: 'Q', kLabel: 'K', vLabel: 'V', gLabel: 'G = ∂L/∂Y（随机）', aLabel: '权重 A', dqLabel: '∂L/∂Q', dkLabel: '∂L/∂K', dvLabel: '∂L/∂V',
     chapterTitle: '本页实测与教材的数字', check: '检查', ours: '本页', theirs: '教材',
     refRow: '与参考实现的最大误差', maskedRow: '有遮罩时前缀的最大变化', unmaskedRow: '去掉遮罩后前缀的最大变化',
     chapterNote: '教材的数字来自它自己的脚本和数据：参考实现是 PyTorch 的 SDPA，5.480078 来自它的随机张量。本页用的是这里的随机 Q、K、V 和权重（种子 {seed}），参考实现是本实验室自己写的朴素版本，所以具体数值不同。能对上的是结论的类型：与参考实现只差浮点舍入（0 或 2.22e−16 这个量级），有遮罩时严格为 0，没有遮罩时明显不为 0。',
@@ -37,6 +40,8 @@ const strings = {
     dropZero: 'p = 0: even in training nothing is dropped, and every row still sums to 1.',
     dropTrain: 'Training: one sample\'s rows no longer sum to 1; only the mean over many samples comes close to 1.',
     predictCausal: 'After this switch, what happens to the outputs up to t when the input after t changes?', unchanged: 'nothing: exactly 0', moves: 'they change',
+    gradTitle: 'The analytic gradients gradcheck checks (L = Σ Y·G)', gradNote: 'Hover over (or Tab to) a gradient: the panel lists every step of the backward kernel\'s arithmetic for that number, and gradcheck\'s numerical difference.',
+    qLabel: 'Q', kLabel: 'K', vLabel: 'V', gLabel: 'G = ∂L/∂Y (random)', aLabel: 'Weights A', dqLabel: '∂L/∂Q', dkLabel: '∂L/∂K', dvLabel: '∂L/∂V',
     chapterTitle: 'Measured here and in the chapter', check: 'check', ours: 'this page', theirs: 'the chapter',
     refRow: 'max error against the reference', maskedRow: 'max prefix change with the mask', unmaskedRow: 'max prefix change without the mask',
     chapterNote: 'The chapter\'s numbers come from its own script and data: its reference is PyTorch\'s SDPA, and 5.480078 comes from its random tensors. This page measures on its own random Q, K, V and weights (seed {seed}) against the lab\'s plain reference implementation, so the values differ. What carries over is the kind of result: rounding-level against the reference (0 or about 2.22e−16), exactly 0 with the mask, clearly not 0 without it.',
@@ -57,6 +62,10 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
+    // the attention that gradcheck, the reference and dropout look at, and the probe's model, drawn by the core
+    const qkvOf = (s, core) => ({ q: core.randn([1, s.T, 2], s.seed + 10), k: core.randn([1, s.T, 2], s.seed + 11), v: core.randn([1, s.T, 2], s.seed + 12) });
+    const probeOf = (s, core) => ({ x: core.randn([1, s.T, 4], s.seed), wq: core.randn([4, 4], s.seed + 1, 0.5), wk: core.randn([4, 4], s.seed + 2, 0.5),
+      wv: core.randn([4, 4], s.seed + 3, 0.5), heads: 2 });
     const T = ctx.integer('T');
     const tt = ctx.integer('t');
     const predictCausal = prediction({ lang: ctx.lang, name: 'predict-causal', question: t('predictCausal'),
@@ -70,6 +79,19 @@ export default {
     const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'C'], digits: 3 });
     const probeOut = readout({ className: 'probe', name: 'probe' });
     const drop = heatmap({ t, name: 'drop', label: t('dropTrainLabel'), names: ['B', 'T', 'T'], axes: 'self' });
+    // the gradients gradcheck compares, and what they are made of
+    const small = (name, names, extra = {}) => heatmap({ t, name, label: t(`${name}Label`), names, ...extra });
+    const gm = { q: small('q', ['B', 'T', 'd']), k: small('k', ['B', 'T', 'd']), v: small('v', ['B', 'T', 'd']), G: small('g', ['B', 'T', 'd']),
+      weights: small('a', ['B', 'T', 'T'], { weights: true, axes: 'self' }),
+      dq: small('dq', ['B', 'T', 'd']), dk: small('dk', ['B', 'T', 'd']), dv: small('dv', ['B', 'T', 'd']) };
+    const gradInputs = (s) => ({ ...qkvOf(s, ctx.core), causal: s.causal, seed: s.seed });
+    const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'gradcheck', inputs: gradInputs, sources: gm,
+      targets: [
+        ...['dq', 'dk', 'dv'].map((quantity) => ({ widget: gm[quantity], quantity, at: (i, j) => [0, i, j] })),
+        { widget: probe, quantity: 'change', at: (i, j) => [0, i, j], fn: 'futureProbe', inputs: (s) => ({ ...probeOf(s, ctx.core), causal: s.causal, t: s.t, seed: s.seed }) },
+        { widget: drop, quantity: 'out', at: (i, j) => [0, i, j], fn: 'dropout',
+          inputs: (s) => { const { q, k, v } = qkvOf(s, ctx.core); return { x: ctx.core.sdpa(q, k, v, { causal: s.causal }).weights, p: s.p, training: s.training, seed: s.seed }; } },
+      ] });
     const chapterRows = h('tbody');
     const chapter = h('figure.chapter-compare', { 'data-name': 'chapter' }, h('figcaption', {}, h('span.tensor-label', {}, t('chapterTitle'))),
       h('div.scroll', {}, h('table.compare', {}, h('thead', {}, h('tr', {}, ['check', 'ours', 'theirs'].map((k) => h('th', { scope: 'col' }, t(k))))), chapterRows)));
@@ -77,18 +99,21 @@ export default {
     const dropNote = h('p.note.drop-note');
     ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el), predictCausal.el,
       h('div.row', {}, h('div.stack', {}, h('h3', {}, t('ref')), ref.el), h('div.stack', {}, h('h3', {}, t('gc')), gc.el)),
+      h('h3', {}, t('gradTitle')), h('p.note', {}, t('gradNote')),
+      h('div.row', {}, gm.q.el, gm.k.el, gm.v.el, gm.G.el), h('div.row', {}, gm.weights.el, gm.dq.el, gm.dk.el, gm.dv.el), prov.el,
       probe.el, probeOut.el, chapter, chapterNote,
       h('div.controls', {}, p.el, training.el), drop.el, dropNote);
     return {
       compute(s, core) {
-        const C = 4;
-        const q = core.randn([1, s.T, 2], s.seed + 10), k = core.randn([1, s.T, 2], s.seed + 11), v = core.randn([1, s.T, 2], s.seed + 12);
+        const { q, k, v } = qkvOf(s, core);
         const fast = core.sdpa(q, k, v, { causal: s.causal });
         const plain = core.sdpaReference(q, k, v, { causal: s.causal });
-        const w = { wq: core.randn([C, C], s.seed + 1, 0.5), wk: core.randn([C, C], s.seed + 2, 0.5), wv: core.randn([C, C], s.seed + 3, 0.5), heads: 2 };
         // the probe with and without the mask: the toggle picks the one drawn; both go beside the chapter's figures
-        const x = core.randn([1, s.T, C], s.seed);
+        const { x, ...w } = probeOf(s, core);
         const probeWith = (causal) => core.futureProbe(x, { ...w, causal, t: s.t, seed: s.seed });
+        // gradcheck's analytic gradients: L = sum(out * G), G = randn(out's shape, seed) as gradcheck draws it
+        const G = core.randn(fast.out.shape, s.seed);
+        const grads = core.sdpaBackward(q, k, v, G, { causal: s.causal });
         const masked = probeWith(true), unmasked = probeWith(false);
         const dropped = core.dropout(fast.weights, { p: s.p, training: s.training, seed: s.seed });
         return {
@@ -96,7 +121,7 @@ export default {
           gc: core.gradcheck('sdpa', { q, k, v, causal: s.causal, seed: s.seed }),
           probe: s.causal ? masked : unmasked, masked, unmasked, dropped, dropSums: core.sum(dropped, { dim: -1 }),
           mean: core.dropoutStats(fast.weights, { p: s.p, samples: SAMPLES, seed: s.seed, training: s.training }).meanRowSums,
-          inputs: { q, k, v, x, ...w }, out: fast.out, weights: fast.weights,
+          inputs: { q, k, v, x, ...w }, out: fast.out, weights: fast.weights, G, grads,
         };
       },
       paint(r, s) {
@@ -119,6 +144,10 @@ export default {
           rowMarks: Object.fromEntries(sums.map((v, i) => [i, `${fmt(v, 3)} · ${fmt(means[i], 3)}`])), rowMarksLabel: t(s.training ? 'sumsTrain' : 'sumsEval'),
           rowMarkValues: sums.map((v, i) => [v, means[i]]) });
         dropNote.textContent = t(!s.training ? 'dropEval' : s.p === 0 ? 'dropZero' : 'dropTrain');
+        const { q, k, v } = r.inputs;
+        for (const [key, m] of [['q', q], ['k', k], ['v', v], ['G', r.G], ['weights', r.weights], ['dq', r.grads.dq], ['dk', r.grads.dk], ['dv', r.grads.dv]])
+          gm[key].set(matrixAt(m, 0), { shape: m.shape });
+        prov.update(s);
       },
       pytorch(s, r) {
         // the numbers the core drew inside its checks, asked of the core with the same seeds: the
@@ -127,7 +156,7 @@ export default {
         const { core } = ctx, { x } = r.inputs;
         const noise = s.training && s.p > 0
           ? core.dropout({ shape: r.weights.shape, data: new Float64Array(r.weights.data.length).fill(1) }, { p: s.p, training: true, seed: s.seed }) : null;
-        return PROGRAMS['18.7'](s, { ...r.inputs, G: core.randn(r.out.shape, s.seed), future: core.randn([1, s.T - s.t - 1, x.shape[2]], s.seed),
+        return PROGRAMS['18.7'](s, { ...r.inputs, G: r.G, future: core.randn([1, s.T - s.t - 1, x.shape[2]], s.seed),
           noise, samples: SAMPLES }, ctx.lang);
       },
     };

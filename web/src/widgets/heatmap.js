@@ -72,8 +72,12 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     const j = Math.floor(((e.clientX - r.left) / r.width) * rows[0].length), i = Math.floor(((e.clientY - r.top) / r.height) * rows.length);
     return rows[i]?.[j] === undefined ? null : [i, j];
   };
-  const showCell = ([i, j]) => { probe.textContent = cellText(i, j, fmt(current.rows[i][j], digits)); };
+  const showCell = ([i, j]) => { probe.textContent = cellText(i, j, fmt(current.rows[i][j], digits)); pointed?.(i, j); };
   canvas.addEventListener('mousemove', (e) => {
+    const c = current && cellAt(e);
+    if (c) showCell(c);
+  });
+  canvas.addEventListener('click', (e) => {   // a tap
     const c = current && cellAt(e);
     if (c) showCell(c);
   });
@@ -124,6 +128,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
       g.lineWidth = 2;
       for (const i of opts.highlightRows) g.strokeRect(1, i * cell + 1, C * cell - 2, cell - 2);
     }
+    drawOutlines(g, cell, R, C);
     if (cursor && cursor[0] < R && cursor[1] < C) {   // black and white, visible on every colour
       for (const [style, width] of [['#000', 3], ['#fff', 1]]) {
         g.strokeStyle = style;
@@ -273,5 +278,41 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   /** The table cell of row i, column j (null in canvas mode or outside): for provenance to point at and outline. */
   const cell = (i, j) => (i >= 0 && j >= 0 ? table.tBodies[0]?.rows[i]?.cells[j + 1] ?? null : null);
 
-  return { el, set, clear, cell };
+  // Provenance hooks for canvas mode (widgets/provenance.js): the cell under the pointer or the
+  // keyboard cursor is reported, and outlines are drawn over the picture (shape and number, not
+  // colour alone: the pointed cell a black-and-white double frame, each input a frame in its term's
+  // colour with a white rim, masked ones dashed, the term's number when the cell is large enough).
+  // The marks are also listed in the canvas's data-prov-cells ("i,j,kind,term;...") for tests.
+  let pointed = null;   // (i, j) => void
+  let outlines = [];    // [{i, j, kind: 'target' | 'in' | 'masked', term?, colour?}]
+  function drawOutlines(g, size, R, C) {
+    for (const o of outlines) {
+      if (o.i >= R || o.j >= C) continue;
+      const x = o.j * size, y = o.i * size;
+      const rims = o.kind === 'target' ? [['#000', 4], ['#fff', 2]] : [['#fff', 4], [o.colour, 2]];
+      for (const [style, width] of rims) {
+        g.strokeStyle = style;
+        g.lineWidth = width;
+        g.setLineDash(o.kind === 'masked' && style !== '#fff' ? [2, 2] : []);
+        g.strokeRect(x + 1, y + 1, size - 2, size - 2);
+      }
+      g.setLineDash([]);
+      if (o.term !== undefined && size >= 10) {
+        g.fillStyle = o.colour;
+        g.fillRect(x + size - 7, y, 7, 7);
+        g.fillStyle = '#fff';
+        g.font = '700 6px monospace';
+        g.fillText(String(o.term).slice(-1), x + size - 6, y + 6);
+      }
+    }
+  }
+  const canvasMode = () => !big.hidden && !!current;
+  function outline(list) {
+    outlines = list;
+    if (list.length) canvas.dataset.provCells = list.map((o) => [o.i, o.j, o.kind, o.term ?? ''].join(',')).join(';');
+    else delete canvas.dataset.provCells;
+    if (canvasMode()) drawCanvas(current.rows, current.opts, current.scale);
+  }
+
+  return { el, set, clear, cell, canvasMode, outline, onPoint: (fn) => { pointed = fn; } };
 }

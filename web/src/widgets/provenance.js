@@ -3,12 +3,16 @@
 // own colour and numbered (not colour alone), and a panel (aria-live) shows the formula in the
 // lesson's notation with the core's own numbers: the terms of the dot product, the max, every exp
 // (masked ones as −∞ → 0), the denominator, and the value, which is the cell bit for bit. Every
-// number comes from core.explain(); this module only formats and places them.
+// number comes from core.explain(); this module only formats and places them. The same holds for
+// numbers made otherwise: a sinusoid, a copy (with its source's own sum below), a difference, a
+// dropout entry, and 18.7's gradients (each dS term, then gradcheck's central difference). Maps
+// drawn on a canvas (large T) report the cell pointed at and draw the outlines (heatmap.js hooks).
 //
 // A section declares, once:
 //   provenance({ lang, core, fn, inputs(state) -> explain's opts, sources: {name: widget | (head) => widget},
 //                targets: [{widget, quantity, at(i, j) -> index, fn?, inputs?, sources?, when?(state)}], symbols?, scale?(e) -> {sym, num} })
-// names: x, memory, wq, wk, wv, q, k, v, scores, weights, out, mask (the function's inputs and results).
+// names: x, memory, wq, wk, wv, q, k, v, scores, weights, out, mask (the function's inputs and results);
+// 18.5 adds pe (the position table), px (P X + PE) and attnX (attn(X + PE)), 18.7 G (∂L/∂Y).
 import { h, setAttr } from './dom.js';
 import { fmt } from '../format.js';
 import { makeT } from '../i18n.js';
@@ -27,6 +31,20 @@ export const strings = {
     provShowLess: '只显示首尾几项',
     provTerm: '第 {n} 项',
     provPairwise: '内核的相加顺序：偶数项和奇数项各自累加，最后两路相加，再乘以缩放因子；按这个顺序，结果与格子里的数逐位相同（从左到右逐项相加，末位可能不同）。',
+    provSinusoidCols: '偶数列 2i 取 sin，奇数列 2i+1 取 cos；这里 2i = {pair}，C = {width}。',
+    provLearned: '学习式位置表第 {t} 行第 {c} 列：建表时从 N(0, 1) 抽出的一个数（没有训练过的表；训练会改变它），不经过任何运算。',
+    provCopy: '只是搬运，没有运算：P · attn 的第 {t} 行取 attn(X + PE) 的第 perm[{t}] = {row} 行。那个格子本身是这样算出来的：',
+    provHiddenAV: 'A 和 V 是这次注意力（输入 {input}）的权重和值，本节没有画出来。',
+    provRowsOutlined: '被描边、编号的是每一项来自的输入行 j。',
+    provAbsDiff: 'out′ 是把位置 t 之后的输入改掉（每个数加上 1 + 一个随机数）后重新算出的输出；有遮罩时，前缀行（≤ t）看不到改动的部分，差严格为 0。',
+    provDropKept: '保留（u ≥ p）',
+    provDropDropped: '丢弃（u < p）',
+    provDropDraw: 'u = {u}：这个位置的均匀随机数；p = {p}',
+    provDropEval: '评估模式（或 p = 0）：dropout 是恒等映射，原样不变。',
+    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·缩放，其中 dA[t,j] = G[t]·V[j]，G = ∂L/∂Y（L = Σ Y·G，G 是随机张量）：',
+    provGradOrder: '内核的相加顺序：按 {src} 从小到大逐项累加（dS 恰好为 0 的项跳过，不影响结果）。',
+    provNumeric: '数值梯度（gradcheck 的中心差分，h = {h}）：',
+    provNumericNote: '解析值与数值差分只差截断和舍入误差；gradcheck 要求 |解析 − 数值| ≤ 1e-5 + 1e-3·|数值|。',
   },
   en: {
     provTitle: 'Where this number comes from',
@@ -41,6 +59,20 @@ export const strings = {
     provShowLess: 'Show the first and last terms only',
     provTerm: 'term {n}',
     provPairwise: 'The core\'s order: the even-numbered and the odd-numbered terms are added in two running sums, which are then added and multiplied by the scale; in that order the result is the cell\'s number bit for bit (adding left to right may differ in the last digit).',
+    provSinusoidCols: 'An even column 2i takes the sine, an odd column 2i+1 the cosine; here 2i = {pair} and C = {width}.',
+    provLearned: 'Row {t}, column {c} of the learned position table: a number drawn from N(0, 1) when the table was made (an untrained table; training would change it). No arithmetic.',
+    provCopy: 'A copy, no arithmetic: row {t} of P · attn takes row perm[{t}] = {row} of attn(X + PE). That cell itself was computed like this:',
+    provHiddenAV: 'A and V are this attention\'s weights and values (input {input}), not drawn in this section.',
+    provRowsOutlined: 'Each term\'s input row j is outlined and numbered.',
+    provAbsDiff: 'out′ is the output computed again after the input past position t was changed (each entry moved by 1 + a random draw); with the mask the prefix rows (≤ t) cannot see the change, and the difference is exactly 0.',
+    provDropKept: 'kept (u ≥ p)',
+    provDropDropped: 'dropped (u < p)',
+    provDropDraw: 'u = {u}: this entry\'s uniform random draw; p = {p}',
+    provDropEval: 'Evaluation (or p = 0): dropout is the identity and changes nothing.',
+    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale, where dA[t,j] = G[t]·V[j] and G = ∂L/∂Y (L = Σ Y·G, G a random tensor):',
+    provGradOrder: 'The core\'s order: the terms are added one by one, {src} from the smallest (a term whose dS is exactly 0 is skipped, which changes nothing).',
+    provNumeric: 'Numerical gradient (gradcheck\'s central difference, h = {h}):',
+    provNumericNote: 'The analytic and the numerical value differ only by truncation and rounding; gradcheck asks |analytic − numerical| ≤ 1e-5 + 1e-3·|numerical|.',
   },
 };
 
@@ -88,6 +120,58 @@ const RULES = {
     score: (at, k, dim) => { const ix = at.slice(); ix[dim] = k; return `S[${ix.join(',')}]`; },
   },
 };
+
+// 18.5: the position table, P X + PE, and the attention outputs before and after the shuffle
+Object.assign(RULES, {
+  'positions:out': { cell: (at) => `PE[${at[0]},${at[1]}]`, refs: () => [] },
+  'permutationCheck:permutedInput': {
+    cell: (at) => `(P X + PE)[${at[1]},${at[2]}]`,
+    formula: (at, e) => `X[perm[${at[1]}],${at[2]}] + PE[${at[1]},${at[2]}] = X[${e.source[0]},${at[2]}] + PE[${at[1]},${at[2]}]`,
+    refs: (at, e, k) => [k === 0 ? ['x', e.source[0], at[2]] : ['pe', at[1], at[2]]],
+  },
+  // an output sum over the rows of its input: each term's whole input row is outlined
+  'permutationCheck:out': attnOut('attn(X + PE)', 'X + PE', (j, c) => [['x', j, c], ['pe', j, c]]),
+  'permutationCheck:outOfPermuted': attnOut('attn(P X + PE)', 'P X + PE', (j, c) => [['px', j, c]]),
+  'permutationCheck:permutedOut': {
+    cell: (at) => `(P·attn(X + PE))[${at[1]},${at[2]}]`,
+    copy: (at, e) => `attn(X + PE)[perm[${at[1]}],${at[2]}] = attn(X + PE)[${e.from[1]},${e.from[2]}]`,
+    refs: (at, e) => [['attnX', e.from[1], e.from[2]]],
+    then: (at, e) => ({ quantity: 'out', at: e.from }),   // that cell's own sum
+  },
+  // 18.7: gradcheck's analytic gradients (L = Σ Y·G), the future probe, dropout
+  'gradcheck:dq': grad('∂L/∂Q', (at) => `Σⱼ dS[${at[1]},j]·K[j,${at[2]}]`, 'j', (at, k) => [at[1], k], (at, k) => ['k', k, at[2]]),
+  'gradcheck:dk': grad('∂L/∂K', (at) => `Σₜ dS[t,${at[1]}]·Q[t,${at[2]}]`, 't', (at, k) => [k, at[1]], (at, k) => ['q', k, at[2]]),
+  'gradcheck:dv': grad('∂L/∂V', (at) => `Σₜ A[t,${at[1]}]·G[t,${at[2]}]`, 't', (at, k) => [k, at[1]], (at, k) => ['G', k, at[2]]),
+  'futureProbe:change': {
+    cell: (at) => `|Δout|[${at[1]},${at[2]}]`,
+    formula: (at) => `|out′[${at[1]},${at[2]}] − out[${at[1]},${at[2]}]|`,
+    refs: () => [],
+  },
+  'dropout:out': {
+    cell: (at) => `Ã[${at.at(-2)},${at.at(-1)}]`,
+    formula: (at) => `A[${at.at(-2)},${at.at(-1)}]`,
+    refs: (at) => [['weights', at.at(-2), at.at(-1)]],
+  },
+});
+
+function attnOut(name, input, rowRefs) {
+  return {
+    cell: (at) => `${name}[${at[1]},${at[2]}]`,
+    formula: (at) => `Σⱼ A[${at[1]},j]·V[j,${at[2]}]`,
+    refs: (at, e, k, dim, hd, state) => state.x[0].flatMap((_, c) => rowRefs(e.source[k], c)),
+    note: ['provHiddenAV', { input }],
+  };
+}
+// the gradient of one entry: its name, formula, the summed index, the (t, j) of each term's dS
+// (its weight A[t, j] is outlined), and the other factor's cell
+function grad(sym, formula, src, tj, other) {
+  return {
+    cell: (at) => `${sym}[${at[1]},${at[2]}]`,
+    formula,
+    refs: (at, e, k) => [['weights', ...tj(at, e.source[k])], other(at, e.source[k])],
+    grad: { sym, src, tj },
+  };
+}
 
 function proj(Y, W, src, w) {
   return {
@@ -143,9 +227,13 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
   };
   const cellOf = (name, row, col, head) => {
     const s = sourceOf(name, head);
-    return s?.swap?.() ? s.widget.cell?.(col, row) : s?.widget.cell?.(row, col);
+    return s ? cellIn(s.widget, ...(s.swap?.() ? [col, row] : [row, col])) : null;
   };
+  // a table cell, or on a map drawn on a canvas (large T) the cell's place on it (and its table
+  // cell too when the map's data table is open)
+  const cellIn = (widget, i, j) => (widget.canvasMode?.() ? { widget, i, j, td: widget.cell?.(i, j) } : widget.cell?.(i, j));
 
+  let outlined = new Map();   // canvas widget -> its outlines
   function clear() {
     for (const c of marked) {
       c.removeAttribute('data-prov');
@@ -153,9 +241,17 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
       c.style.removeProperty('--prov-c');
     }
     marked = [];
+    for (const w of outlined.keys()) w.outline([]);
+    outlined = new Map();
   }
   function mark(cell, kind, term) {
     if (!cell) return;
+    if (cell.widget) {   // on a canvas
+      if (!outlined.has(cell.widget)) outlined.set(cell.widget, []);
+      outlined.get(cell.widget).push({ i: cell.i, j: cell.j, kind, ...(term !== undefined ? { term: term + 1, colour: PALETTE[term % PALETTE.length] } : {}) });
+      mark(cell.td, kind, term);
+      return;
+    }
     cell.setAttribute('data-prov', kind);
     if (term !== undefined) {
       cell.setAttribute('data-prov-term', String(term + 1));
@@ -165,7 +261,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
   }
 
   // A number as the panel shows it: formatted, with its exact value for whoever reads the DOM.
-  const num = (v, cls = 'prov-num') => h(`span.${cls}`, { 'data-value': String(v) }, fmt(v));
+  const num = (v, cls = 'prov-num', digits = 3) => h(`span.${cls}`, { 'data-value': String(v) }, fmt(v, digits));
   const coloured = (k, ...children) => h('span.prov-term', { 'data-term': String(k + 1), style: `--prov-c:${PALETTE[k % PALETTE.length]}`, title: t('provTerm', { n: k + 1 }) }, ...children);
   // the indices of the terms to show: all, or the first HEAD and last TAIL with an ellipsis between
   const shown = (n) => (expanded || n <= LONG ? [...Array(n).keys()] : [...Array(HEAD).keys(), null, ...Array.from({ length: TAIL }, (_, i) => n - TAIL + i)]);
@@ -173,7 +269,28 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
   const toggle = (n) => (n > LONG ? h('button.prov-more', { type: 'button', 'aria-expanded': String(expanded), onclick: () => { expanded = !expanded; render(); } },
     expanded ? t('provShowLess') : t('provShowAll', { n })) : null);
 
-  function sumPanel(r, at, e) {
+  // 18.7's gradients: each term's dS with its own numbers, the order, and gradcheck's numerical value
+  function gradLines(r, at, e) {
+    const { src, tj } = r.grad, n = e.terms.length;
+    const ds = (k) => { const [tt, jj] = tj(at, e.source[k]); return h('li', {}, coloured(k, `dS[${tt},${jj}] = `, paren(fmt(e.gradWeight[k])), '·(',
+      paren(fmt(e.gradDweight[k])), ' − ', paren(fmt(e.gradRowdot[k])), ')·', fmt(e.gradScale), ' = ', num(e.left[k], 'prov-ds'))); };
+    return [
+      e.gradWeight ? h('p.prov-note', {}, t('provGradDs')) : null,
+      e.gradWeight ? h('ul.prov-terms', {}, shown(n).map((k) => (k === null ? h('li', {}, '…') : ds(k)))) : null,
+    ];
+  }
+  function numericLines(r, at, e) {
+    if (!e.numeric) return [];
+    const { plus, minus, eps, value } = e.numeric, x = r.cell(at, symbols).replace('∂L/∂', '');
+    return [
+      h('p.prov-note', {}, t('provNumeric', { h: String(eps) })),
+      h('p.prov-numeric', {}, `(L(${x} + h) − L(${x} − h)) / 2h = (`, num(plus, 'prov-lplus', 15), ' − ', num(minus, 'prov-lminus', 15),
+        `) / (2·${eps}) = `, num(value, 'prov-numeric-value', 12)),
+      h('p.prov-note', {}, t('provNumericNote')),
+    ];
+  }
+
+  function sumPanel(r, at, e, nested = false) {
     const n = e.terms.length;
     const lhs = r.cell(at, symbols);
     const scaleText = e.scale !== 1 ? (scale?.(e) ?? { sym: `· ${fmt(e.scale)}`, num: `· ${fmt(e.scale)}` }) : null;
@@ -184,9 +301,47 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     const tail = scaleText ? ` ${scaleText.num}` : e.divisor !== 1 ? ` / ${e.divisor}` : '';
     return [
       h('p.prov-formula', {}, sym),
+      ...(r.grad ? gradLines(r, at, e) : []),
       h('p.prov-numbers', {}, '= ', wrapped, tail, ' = ', num(e.value, 'prov-value')),
       toggle(n),
       e.pairwise ? h('p.prov-order', {}, t('provPairwise')) : null,
+      r.grad ? h('p.prov-order', {}, t('provGradOrder', { src: r.grad.src })) : null,
+      ...numericLines(r, at, e),
+      r.note ? h('p.prov-note', {}, t(r.note[0], r.note[1]), nested ? '' : ` ${t('provRowsOutlined')}`) : null,
+    ];
+  }
+
+  // one number made without a sum: a sinusoid, a copy, a difference, a dropout
+  function singlePanel(r, at, e) {
+    const lhs = r.cell(at, symbols);
+    const value = num(e.value, 'prov-value');
+    const term = (k, v) => coloured(k, paren(fmt(v)));
+    if (e.kind === 'sinusoid') {
+      const f = e.cosine ? 'cos' : 'sin';
+      return [
+        h('p.prov-formula', {}, `${lhs} = ${f}(t / 10000^(2i/C))`),
+        h('p.prov-numbers', {}, `= ${f}(${e.position} / 10000^(${e.pair}/${e.width})) = ${f}(${e.position} / `, num(e.power, 'prov-power'),
+          `) = ${f}(`, num(e.angle, 'prov-angle'), ') = ', value),
+        h('p.prov-note', {}, t('provSinusoidCols', { pair: e.pair, width: e.width })),
+      ];
+    }
+    if (e.kind === 'copy' && !r.copy)   // the learned position table
+      return [h('p.prov-formula', {}, `${lhs} = `, value), h('p.prov-note', {}, t('provLearned', { t: at[0], c: at[1] }))];
+    if (e.kind === 'copy')
+      return [h('p.prov-formula', {}, `${lhs} = ${r.copy(at, e)} = `, term(0, e.left[0]), ' = ', value),
+        h('p.prov-note', {}, t('provCopy', { t: at.at(-2), row: e.from.at(-2) }))];
+    if (e.kind === 'absdiff')
+      return [h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)}`),
+        h('p.prov-numbers', {}, '= |', paren(fmt(e.left[0])), ' − ', paren(fmt(e.left[1])), '| = ', value),
+        h('p.prov-note', {}, t('provAbsDiff'))];
+    // dropout
+    if (!e.training)
+      return [h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)} = `, term(0, e.left[0]), ' = ', value), h('p.prov-note', {}, t('provDropEval'))];
+    return [
+      h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)} / (1 − p)  (u ≥ p),  0  (u < p)`),
+      h('p.prov-note', {}, t('provDropDraw', { u: fmt(e.draw, 4), p: fmt(e.p, 2) }), h('span.prov-draw', { 'data-value': String(e.draw) })),
+      h('p.prov-numbers', {}, e.kept ? [t('provDropKept'), `: ${lhs} = ${r.formula(at, e)} · 1/(1 − p) = `, term(0, e.left[0]), ' · ', fmt(e.scale, 4), ' = ']
+        : [t('provDropDropped'), `: ${lhs} = `], value),
     ];
   }
 
@@ -223,15 +378,23 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     }
     const dim = softmaxDim?.(state, at) ?? at.length - 1;
     const hd = r.head?.(at) ?? outHead?.(at, e) ?? target.head ?? null;
-    mark(target.widget.cell?.(i, j), 'target');
-    const nTerms = e.kind === 'sum' ? e.terms.length : e.scores.length;
+    mark(cellIn(target.widget, i, j), 'target');
+    const nTerms = e.kind === 'sum' ? e.terms.length : e.kind === 'softmax' ? e.scores.length : 1;
     for (let k = 0; k < nTerms; k++)
-      for (const [name, row, col, head] of r.refs(at, e, k, dim, hd)) {
+      for (const [name, row, col, head] of r.refs(at, e, k, dim, hd, state)) {
         const masked = e.kind === 'softmax' && e.masked[k];
         mark(cellOf(name, row, col, head ?? hd), masked ? 'masked' : 'in', k);
         if (e.kind === 'softmax') mark(cellOf('mask', row, col, head ?? hd), masked ? 'masked' : 'in', k);
       }
-    body.replaceChildren(...(e.kind === 'sum' ? sumPanel(r, at, e) : softmaxPanel(r, at, e, dim)).filter(Boolean));
+    for (const [w, list] of outlined) w.outline(list);
+    const panel = e.kind === 'sum' ? sumPanel(r, at, e) : e.kind === 'softmax' ? softmaxPanel(r, at, e, dim) : singlePanel(r, at, e);
+    // a copy's source cell explained in turn (its own sum), below
+    const next = r.then?.(at, e);
+    if (next) {
+      const e2 = core.explain(tfn, next.quantity, next.at, (target.inputs ?? inputs)(state));
+      panel.push(h('div.prov-then', { 'data-quantity': next.quantity, 'data-at': next.at.join(',') }, sumPanel(RULES[`${tfn}:${next.quantity}`], next.at, e2, true).filter(Boolean)));
+    }
+    body.replaceChildren(...panel.filter(Boolean));
     el.dataset.quantity = quantity;
     el.dataset.at = at.join(',');
     // beside the figure pointed at, so that it never covers the cell: after its row, or on a phone
@@ -252,6 +415,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
 
   // pointer, tap and keyboard on each explained widget's table cells; one tab stop per table
   for (const target of targets) {
+    target.widget.onPoint?.((i, j) => point(target, i, j));   // a map drawn on a canvas: pointer, tap, arrow keys
     const table = target.widget.el.querySelector('table');
     if (!table) continue;
     table.classList.add('prov-source');

@@ -1,0 +1,79 @@
+// The whole page builds the labs in view first and the others later (web/src/mount.js, lazy):
+// when the student scrolls near a section, when the page is idle, and before printing. Here the
+// page's idle callbacks are held back (an init script), so that each of the other ways can be
+// seen on its own: the sections out of view wait with a placeholder, and each way builds a lab
+// that shows the state from the URL and computes the right numbers.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, sec, fig, heatmapValues, labMounted } from './harness.mjs';
+
+let server, chrome;
+before(async () => { server = await serve(new URL('../../dist', import.meta.url).pathname); chrome = await launch(); });
+after(async () => { await chrome?.close(); server?.close(); });
+
+const interactive = (page) => page.waitForFunction(() => performance.getEntriesByName('attention-lab:interactive').length > 0, null, { timeout: 30000 });
+const marked = (page, name) => page.evaluate((n) => performance.getEntriesByName(n).length > 0, name);
+const pending = (page) => page.$$eval('.lab-section:has(> .lab-pending)', (els) => els.map((e) => e.dataset.section));
+
+/** The page with requestIdleCallback never calling back: only scrolling and printing build labs. */
+async function openHeld(query) {
+  const r = await openPage(chrome.browser, 'about:blank');
+  await r.page.addInitScript(() => { window.requestIdleCallback = () => 1; window.cancelIdleCallback = () => {}; });
+  await r.page.goto(server.url + query);
+  await interactive(r.page);
+  return r;
+}
+
+test('at first the labs in view are built and the ones below wait; scrolling to a section builds its lab with the URL\'s state', async () => {
+  const { page, errors } = await openHeld('?lang=en&s7.t=3');
+  assert.equal(await page.locator(`${'.lab-section[data-section="18.1"]'} > .lab`).count(), 1, '18.1 (in view) is built');
+  const waiting = await pending(page);
+  for (const id of ['18.5', '18.6', '18.7', '18.8']) assert.ok(waiting.includes(id), `${id} waits: ${waiting}`);
+  assert.equal(await marked(page, 'attention-lab:mounted'), false);
+  assert.equal(await sec(page, '18.7').locator('.lab-pending').getAttribute('aria-busy'), 'true');
+
+  await sec(page, '18.7').scrollIntoViewIfNeeded();
+  await sec(page, '18.7').locator('> .lab').waitFor({ timeout: 10000 });
+  // the state from the URL (t = 3): the first t + 1 = 4 rows of the probe are exactly unchanged
+  const probe = await heatmapValues(fig(page, '18.7', 'probe'));
+  assert.equal(probe.length, 6);
+  assert.ok(probe.slice(0, 4).flat().every((v) => v === 0), `prefix rows exactly 0: ${JSON.stringify(probe)}`);
+  assert.ok(probe.slice(4).flat().some((v) => v > 1e-3), 'the future changed');
+  assert.equal(await fig(page, '18.7', 't').inputValue(), '3');
+  assert.ok(!(await pending(page)).includes('18.7'));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('printing builds every lab first, and then the page marks attention-lab:mounted', async () => {
+  const { page, errors } = await openHeld('?lang=en');
+  assert.ok((await pending(page)).length > 0);
+  await page.evaluate(() => dispatchEvent(new Event('beforeprint')));
+  assert.deepEqual(await pending(page), []);
+  await labMounted(page);
+  assert.equal(await page.locator('.lab-section > .lab').count(), 8, 'every section 18.1 to 18.8 has its lab');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('left alone, the page builds the other labs when idle: all of them, none twice', async () => {
+  const { page, errors } = await openPage(chrome.browser, `${server.url}?lang=zh`);
+  await labMounted(page);
+  assert.deepEqual(await pending(page), []);
+  assert.equal(await page.locator('.lab-section > .lab').count(), 8);
+  assert.equal(await page.locator('.lab-section .lab .lab').count(), 0);
+  for (const id of ['18.1', '18.2', '18.3', '18.4', '18.5', '18.6', '18.7', '18.8']) {
+    assert.equal(await sec(page, id).locator('> .lab').count(), 1, `${id}: one lab`);
+    assert.equal(await sec(page, id).locator('> p.status').count(), 1, `${id}: one status line`);
+  }
+  // an embedded section and an anchor in the URL build everything before the page is interactive
+  for (const query of ['?lang=en&embed=18.7', '?lang=en#s18-7']) {
+    const r = await openPage(chrome.browser, server.url + query);
+    await interactive(r.page);
+    assert.deepEqual(await pending(r.page), [], query);
+    assert.equal(await marked(r.page, 'attention-lab:mounted'), true, query);
+    await r.page.close();
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
