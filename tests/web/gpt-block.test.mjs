@@ -175,6 +175,16 @@ test('18.8: pointing at A[t, j] explains it with the core\'s numbers; the panel\
   await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,1', S8, { timeout: 15000 });
   assert.equal(await p.locator('.prov-value').getAttribute('data-value'),
     await fig(s8, 'b-a').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(1).getAttribute('data-value'));
+  // a cell of the mask M: not computed, said in one line; the weight's panel and outlines are gone
+  for (const [mj, m] of [[9, '−∞'], [2, '0']]) {
+    await fig(s8, 'b-mask').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(mj).hover();
+    await page.waitForFunction(([sel, at]) => document.querySelector(`${sel} div.provenance`)?.dataset.at === at, [S8, `${t},${mj}`], { timeout: 15000 });
+    assert.equal(await p.getAttribute('data-quantity'), 'mask');
+    assert.equal(await p.locator('.prov-formula').textContent(), `M[${t},${mj}] = ${m}`);
+    assert.match(await p.locator('.prov-note').textContent(), /^M\[t,j\] = 0 if j ≤ t, −∞ otherwise/);
+    assert.equal(await p.locator('.prov-value, .prov-terms').count(), 0);
+    assert.deepEqual(await s8.locator('[data-prov]').evaluateAll((cells) => cells.map((td) => `${td.closest('figure').dataset.name}:${td.dataset.prov}`)), ['b-mask:target']);
+  }
   assert.deepEqual(errors, []);
   await page.close();
 });

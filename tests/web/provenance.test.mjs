@@ -214,8 +214,12 @@ test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/�
   const dA = G.map((g) => v.map((vj) => g[0] * vj[0] + g[1] * vj[1]));
   const dS = A.map((a, t) => { const r = a.reduce((s, w, j) => s + w * dA[t][j], 0); return a.map((w, j) => w * (dA[t][j] - r) * sc); });
   const dQ21 = dS[2].reduce((s, d, j) => s + d * k[j][1], 0);
+  // every input of dS[2,j] is outlined: A's row 2, G's row 2 (shared by all terms), V's row j, and K[j,1]
   assert.deepEqual(await pointAt(page, '18.7', 'dq', 2, 1),
-    ['a:2,0:in:1', 'a:2,1:in:2', 'a:2,2:in:3', 'dq:2,1:target', 'k:0,1:in:1', 'k:1,1:in:2', 'k:2,1:in:3']);
+    ['a:2,0:in:1', 'a:2,1:in:2', 'a:2,2:in:3', 'dq:2,1:target', 'g:2,0:in:3', 'g:2,1:in:3', 'k:0,1:in:1', 'k:1,1:in:2', 'k:2,1:in:3',
+      'v:0,0:in:1', 'v:0,1:in:1', 'v:1,0:in:2', 'v:1,1:in:2', 'v:2,0:in:3', 'v:2,1:in:3']);
+  assert.match(await p.textContent(), /scale = 1\/√d = 1\/√2 = 0\.7071/);
+  assert.match(await p.textContent(), /dS is exactly 0 is skipped/);
   assert.match(await p.locator('.prov-formula').textContent(), /∂L\/∂Q\[2,1\] = Σⱼ dS\[2,j\]·K\[j,1\]/);
   const ds = await values(p.locator('.prov-ds'));
   assert.equal(ds.length, 3);
@@ -230,6 +234,9 @@ test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/�
   assert.deepEqual(await outlined(page, '18.7'),
     ['dv:1,0:target', ...Array.from({ length: T - 1 }, (_, m) => [`a:${m + 1},1:in:${m + 1}`, `g:${m + 1},0:in:${m + 1}`]).flat()].sort());
   close(await num(p.locator('.prov-value')), A.reduce((s, a, t) => s + a[1] * G[t][0], 0), 1e-14, '∂L/∂V[1,0]');
+  // ∂L/∂V has no dS: nothing about dS is said
+  assert.equal(await p.locator('.prov-grad-ds').count(), 0);
+  assert.doesNotMatch(await p.textContent(), /dS/);
   assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, '18.7', 'dv', 1, 0).getAttribute('data-value'));
   // a dropout entry: kept (scaled by 1/(1 − p)) or dropped, from its own draw
   await cell(page, '18.7', 'drop', 3, 1).hover();
@@ -241,8 +248,66 @@ test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/�
   await cell(page, '18.7', 'probe', 1, 2).hover();
   assert.match(await p.locator('.prov-formula').textContent(), /\|Δout\|\[1,2\] = \|out′\[1,2\] − out\[1,2\]\|/);
   assert.equal(await p.locator('.prov-value').getAttribute('data-value'), '0');
+  assert.match(await p.textContent(), /With the mask, the prefix rows/);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+/** A panel's text never repeats a step ("x = x") and brackets a negative term after + or −. */
+function tidy(text, what) {
+  const steps = text.split(' = ').map((x) => x.trim().replace(/^\((−?[\d.]+)\)$/, '$1'));
+  steps.forEach((x, k) => assert.ok(!(k && /^−?[\d.]+$/.test(x) && x === steps[k - 1]), `${what}: "${x} = ${x}" in ${text}`));
+  assert.doesNotMatch(text, /[+−] −\d/, `${what}: an unbracketed negative term`);
+}
+
+test('18.7: every figure of the gradients explains its cell or says where it comes from; nothing keeps another cell\'s panel', async () => {
+  const { page, errors } = await open('?lang=en');
+  const p = panel(page, '18.7');
+  const [q, k, v] = await Promise.all(['q', 'k', 'v'].map((n) => matrix(page, '18.7', n)));
+  await pointAt(page, '18.7', 'dq', 0, 0);
+  // G, Q: seeded draws, one line, only the cell outlined (seed 1: G with seed 1, Q with seed 1 + 10)
+  assert.deepEqual(await pointAt(page, '18.7', 'g', 1, 1), ['g:1,1:target']);
+  assert.equal(await p.getAttribute('data-quantity'), 'draw');
+  assert.match(await p.textContent(), /^Where this number comes fromG\[1,1\] = −?[\d.]+An input, not computed: a draw from N\(0, 1\) by the core's randn with seed 1\./);
+  assert.deepEqual(await pointAt(page, '18.7', 'q', 1, 0), ['q:1,0:target']);
+  assert.match(await p.textContent(), /Q\[1,0\] = .*seed 11\./);
+  assert.doesNotMatch(await p.textContent(), /∂L/);
+  // A: the core's softmax of the scores, bit for bit; A[1,4] is masked
+  const sc = 1 / Math.sqrt(2);
+  const s3 = k.map((kj) => (q[3][0] * kj[0] + q[3][1] * kj[1]) * sc);
+  const m = Math.max(...s3.slice(0, 4));
+  const z = s3.slice(0, 4).reduce((a, x) => a + Math.exp(x - m), 0);
+  assert.deepEqual(await pointAt(page, '18.7', 'a', 3, 1), ['a:3,1:target']);
+  assert.match(await p.locator('.prov-formula').textContent(), /A\[3,1\] = exp\(S\[3,1\] − m\)/);
+  close(await num(p.locator('.prov-value')), Math.exp(s3[1] - m) / z, 1e-15, 'A[3,1]');
+  assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, '18.7', 'a', 3, 1).getAttribute('data-value'));
+  assert.equal((await values(p.locator('.prov-exp'))).length, 4);
+  await pointAt(page, '18.7', 'a', 1, 4);
+  assert.equal(await p.getAttribute('data-at'), '0,1,4');
+  assert.equal(await num(p.locator('.prov-value')), 0);
+  // V and K too; Escape on a cell goes back to the hint
+  await pointAt(page, '18.7', 'v', 2, 1);
+  assert.match(await p.textContent(), /V\[2,1\] = .*seed 13\./);
+  await cell(page, '18.7', 'k', 0, 0).focus();
+  assert.match(await p.textContent(), /seed 12\./);
+  await page.keyboard.press('Escape');
+  assert.deepEqual(await outlined(page, '18.7'), []);
+  assert.equal(await p.locator('.prov-hint').count(), 1);
+  // the numbers read cleanly in every panel kind of the section
+  for (const [name, i, j] of [['dq', 3, 0], ['dk', 1, 1], ['dv', 0, 0], ['a', 2, 0], ['drop', 4, 2], ['probe', 4, 1]]) {
+    await pointAt(page, '18.7', name, i, j);
+    for (const line of await p.locator('p, li').allTextContents()) tidy(line, `${name}[${i},${j}]`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+  // without the mask the probe's panel says what holds now
+  const off = await open('?lang=en&s7.causal=0');
+  await pointAt(off.page, '18.7', 'probe', 1, 0);
+  const text = await panel(off.page, '18.7').textContent();
+  assert.match(text, /The mask is off: every row, the prefix \(≤ t\) too, sees the changed input/);
+  assert.doesNotMatch(text, /exactly 0/);
+  assert.deepEqual(off.errors, []);
+  await off.page.close();
 });
 
 test('a T = 64 map drawn on a canvas: pointer and keyboard find the cell, its score row is outlined on the scores canvas', async () => {
