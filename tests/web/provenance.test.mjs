@@ -165,31 +165,44 @@ test('18.4 and 18.6: each weight map explains its cells with the core\'s softmax
 // ---- 18.5, 18.7 and the canvas maps (T > 20) ---------------------------------------------------
 const num = (loc) => loc.getAttribute('data-value').then(Number);
 const cellValue = (page, id, name, i, j) => num(cell(page, id, name, i, j));
+/** A panel's text never repeats a step ("x = x") and brackets a negative term after + or −. */
+function tidy(text, what) {
+  const steps = text.split(' = ').map((x) => x.trim().replace(/^\((−?[\d.]+)\)$/, '$1'));
+  steps.forEach((x, k) => assert.ok(!(k && /^−?[\d.]+$/.test(x) && x === steps[k - 1]), `${what}: "${x} = ${x}" in ${text}`));
+  assert.doesNotMatch(text, /[+−] −\d/, `${what}: an unbracketed negative term`);
+}
+
 /** A heatmap's numbers as the page shows them (its cells' exact values). */
 const matrix = (page, id, name) => fig(page, id, name).locator('tbody tr').evaluateAll((trs) =>
   trs.map((tr) => [...tr.querySelectorAll('td:not(.rowmark)')].map((td) => Number(td.dataset.value))));
 
-test('18.5: a cell of P X + PE is X[perm[t], c] + PE[t, c]; a sinusoid cell its sine; P · attn a row of attn(X + PE) with that cell\'s own sum', async () => {
+test('18.5: a cell of Π X + P is X[π(t), c] + P[t, c]; a sinusoid cell its sine; Π · attn a row of attn(X + P) with that cell\'s own sum', async () => {
   const { page, errors } = await open('?lang=en&s5.pos=sinusoidal');
   const p = panel(page, '18.5');
   const perm = (await sec(page, '18.5').locator('p.perm').textContent()).match(/\[([\d, ]+)\]/)[1].split(',').map(Number);
   const X5 = [[1, 0], [0, 1], [1, 1], [2, -1]];   // s18-5.js's default
   const pe = (t, c) => (c % 2 ? Math.cos : Math.sin)(t / 10000 ** ((c - (c % 2)) / 2));
   assert.deepEqual(await pointAt(page, '18.5', 'px', 1, 0), [`table:1,0:in:2`, 'px:1,0:target', `x:${perm[1]},0:in:1`].sort());
-  assert.match(await p.locator('.prov-formula').textContent(), new RegExp(`\\(P X \\+ PE\\)\\[1,0\\] = X\\[perm\\[1\\],0\\] \\+ PE\\[1,0\\] = X\\[${perm[1]},0\\]`));
-  close(await num(p.locator('.prov-value')), X5[perm[1]][0] + pe(1, 0), 1e-15, '(P X + PE)[1,0]');
-  // PE[2,1] = cos(2 / 10000^(0/2)) = cos 2
+  assert.equal(await p.locator('.prov-formula').textContent(), `(Π X + P)[1,0] = X[π(1),0] + P[1,0] = X[${perm[1]},0] + P[1,0]`);
+  close(await num(p.locator('.prov-value')), X5[perm[1]][0] + pe(1, 0), 1e-15, '(Π X + P)[1,0]');
+  // P[2,1] = cos(2 / 10000^(0/2)) = cos 2, the sinusoid being one choice of the position table P
   assert.deepEqual(await pointAt(page, '18.5', 'table', 2, 1), ['table:2,1:target']);
   assert.match(await p.locator('.prov-numbers').textContent(), /= cos\(2 \/ 10000\^\(0\/2\)\)/);
-  close(await num(p.locator('.prov-value')), Math.cos(2), 1e-15, 'PE[2,1]');
+  assert.match(await p.locator('.prov-formula').textContent(), /^P\[2,1\] = cos/);
+  assert.match(await p.textContent(), /The sinusoid is one choice of the position table P/);
+  close(await num(p.locator('.prov-value')), Math.cos(2), 1e-15, 'P[2,1]');
   close(await num(p.locator('.prov-angle')), 2, 0, 'the angle');
-  // P · attn(X + PE)[0,1] is attn(X + PE)[perm[0],1], whose own sum follows
+  // (Π · attn(X + P))[0,1] is attn(X + P)[π(0),1], whose own sum follows; the copied number is not repeated
   assert.deepEqual(await pointAt(page, '18.5', 'pAttn', 0, 1), [`attnX:${perm[0]},1:in:1`, 'pAttn:0,1:target']);
   const src = await cellValue(page, '18.5', 'attnX', perm[0], 1);
   const then = p.locator('.prov-then');
   assert.equal(await then.getAttribute('data-at'), `0,${perm[0]},1`);
   assert.equal(await then.locator('.prov-value').getAttribute('data-value'), String(src));
-  // attn(P X + PE)[2,0] = Σⱼ A[2,j]·V[j,0] over every input row (no mask): each row of P X + PE outlined
+  assert.match(await p.locator('.prov-formula').first().textContent(), new RegExp(`^\\(Π·attn\\(X \\+ P\\)\\)\\[0,1\\] = attn\\(X \\+ P\\)\\[π\\(0\\),1\\] = attn\\(X \\+ P\\)\\[${perm[0]},1\\] = `));
+  for (const line of await p.locator('p, li').allTextContents()) tidy(line, 'Π · attn[0,1]');
+  // the readout names what it compares, positions included
+  assert.match(await sec(page, '18.5').locator('[data-name="diff"]').textContent(), /max \|attn\(Π X \+ P\) − Π attn\(X \+ P\)\|/);
+  // attn(Π X + P)[2,0] = Σⱼ A[2,j]·V[j,0] over every input row (no mask): each row of Π X + P outlined
   const got = await pointAt(page, '18.5', 'attnPx', 2, 0);
   assert.deepEqual(got, ['attnPx:2,0:target', ...[0, 1, 2, 3].flatMap((j) => [0, 1].map((c) => `px:${j},${c}:in:${j + 1}`))].sort());
   const weights = (await p.locator('.prov-numbers .prov-term').allTextContents()).map((s) => Number(s.split('·')[0].replace(/[()]/g, '').replace('−', '-')));
@@ -252,13 +265,6 @@ test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/�
   assert.deepEqual(errors, []);
   await page.close();
 });
-
-/** A panel's text never repeats a step ("x = x") and brackets a negative term after + or −. */
-function tidy(text, what) {
-  const steps = text.split(' = ').map((x) => x.trim().replace(/^\((−?[\d.]+)\)$/, '$1'));
-  steps.forEach((x, k) => assert.ok(!(k && /^−?[\d.]+$/.test(x) && x === steps[k - 1]), `${what}: "${x} = ${x}" in ${text}`));
-  assert.doesNotMatch(text, /[+−] −\d/, `${what}: an unbracketed negative term`);
-}
 
 test('18.7: every figure of the gradients explains its cell or says where it comes from; nothing keeps another cell\'s panel', async () => {
   const { page, errors } = await open('?lang=en');

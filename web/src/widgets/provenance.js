@@ -15,7 +15,7 @@
 //                plain?: [widget] (figures with nothing to explain: pointing there clears the panel), symbols?, scale?(e) -> {sym, num} })
 // A note target is a number that is not computed (a seeded draw, the mask): the panel says so in one line.
 // names: x, memory, wq, wk, wv, q, k, v, scores, weights, out, mask (the function's inputs and results);
-// 18.5 adds pe (the position table), px (P X + PE) and attnX (attn(X + PE)), 18.7 G (∂L/∂Y).
+// 18.5 adds pe (the position table P), px (Π X + P) and attnX (attn(X + P)), 18.7 G (∂L/∂Y).
 import { h, setAttr } from './dom.js';
 import { fmt } from '../format.js';
 import { makeT } from '../i18n.js';
@@ -34,9 +34,9 @@ export const strings = {
     provShowLess: '只显示首尾几项',
     provTerm: '第 {n} 项',
     provPairwise: '内核的相加顺序：偶数项和奇数项各自累加，最后两路相加，再乘以缩放因子；按这个顺序，结果与格子里的数逐位相同（从左到右逐项相加，末位可能不同）。',
-    provSinusoidCols: '偶数列 2i 取 sin，奇数列 2i+1 取 cos；这里 2i = {pair}，C = {width}。',
-    provLearned: '学习式位置表第 {t} 行第 {c} 列：建表时从 N(0, 1) 抽出的一个数（没有训练过的表；训练会改变它），不经过任何运算。',
-    provCopy: '只是搬运，没有运算：P · attn 的第 {t} 行取 attn(X + PE) 的第 perm[{t}] = {row} 行。那个格子本身是这样算出来的：',
+    provSinusoidCols: '正弦表是位置表 P 的一种选法：偶数列 2i 取 sin，奇数列 2i+1 取 cos；这里 2i = {pair}，C = {width}。',
+    provLearned: '学习式位置表 P 第 {t} 行（P_{t}）第 {c} 列：建表时从 N(0, 1) 抽出的一个数（没有训练过的表；训练会改变它），不经过任何运算。',
+    provCopy: '只是搬运，没有运算：Π · attn 的第 {t} 行取 attn(X + P) 的第 π({t}) = {row} 行。那个格子本身是这样算出来的：',
     provHiddenAV: 'A 和 V 是这次注意力（输入 {input}）的权重和值，本节没有画出来。',
     provRowsOutlined: '被描边、编号的是每一项来自的输入行 j。',
     provAbsDiff: 'out′ 是把位置 t 之后的输入改掉（每个数加上 1 + 一个随机数）后重新算出的输出。',
@@ -67,9 +67,9 @@ export const strings = {
     provShowLess: 'Show the first and last terms only',
     provTerm: 'term {n}',
     provPairwise: 'The core\'s order: the even-numbered and the odd-numbered terms are added in two running sums, which are then added and multiplied by the scale; in that order the result is the cell\'s number bit for bit (adding left to right may differ in the last digit).',
-    provSinusoidCols: 'An even column 2i takes the sine, an odd column 2i+1 the cosine; here 2i = {pair} and C = {width}.',
-    provLearned: 'Row {t}, column {c} of the learned position table: a number drawn from N(0, 1) when the table was made (an untrained table; training would change it). No arithmetic.',
-    provCopy: 'A copy, no arithmetic: row {t} of P · attn takes row perm[{t}] = {row} of attn(X + PE). That cell itself was computed like this:',
+    provSinusoidCols: 'The sinusoid is one choice of the position table P: an even column 2i takes the sine, an odd column 2i+1 the cosine; here 2i = {pair} and C = {width}.',
+    provLearned: 'Row {t} (P_{t}), column {c} of the learned position table P: a number drawn from N(0, 1) when the table was made (an untrained table; training would change it). No arithmetic.',
+    provCopy: 'A copy, no arithmetic: row {t} of Π · attn takes row π({t}) = {row} of attn(X + P). That cell itself was computed like this:',
     provHiddenAV: 'A and V are this attention\'s weights and values (input {input}), not drawn in this section.',
     provRowsOutlined: 'Each term\'s input row j is outlined and numbered.',
     provAbsDiff: 'out′ is the output computed again after the input past position t was changed (each entry moved by 1 + a random draw).',
@@ -134,20 +134,21 @@ const RULES = {
   },
 };
 
-// 18.5: the position table, P X + PE, and the attention outputs before and after the shuffle
+// 18.5: the position table P (row t is P_t), Π X + P (Π the permutation, row t of Π X is row π(t)
+// of X), and the attention outputs before and after the shuffle
 Object.assign(RULES, {
-  'positions:out': { cell: (at) => `PE[${at[0]},${at[1]}]`, refs: () => [] },
+  'positions:out': { cell: (at) => `P[${at[0]},${at[1]}]`, refs: () => [] },
   'permutationCheck:permutedInput': {
-    cell: (at) => `(P X + PE)[${at[1]},${at[2]}]`,
-    formula: (at, e) => `X[perm[${at[1]}],${at[2]}] + PE[${at[1]},${at[2]}] = X[${e.source[0]},${at[2]}] + PE[${at[1]},${at[2]}]`,
+    cell: (at) => `(Π X + P)[${at[1]},${at[2]}]`,
+    formula: (at, e) => `X[π(${at[1]}),${at[2]}] + P[${at[1]},${at[2]}] = X[${e.source[0]},${at[2]}] + P[${at[1]},${at[2]}]`,
     refs: (at, e, k) => [k === 0 ? ['x', e.source[0], at[2]] : ['pe', at[1], at[2]]],
   },
   // an output sum over the rows of its input: each term's whole input row is outlined
-  'permutationCheck:out': attnOut('attn(X + PE)', 'X + PE', (j, c) => [['x', j, c], ['pe', j, c]]),
-  'permutationCheck:outOfPermuted': attnOut('attn(P X + PE)', 'P X + PE', (j, c) => [['px', j, c]]),
+  'permutationCheck:out': attnOut('attn(X + P)', 'X + P', (j, c) => [['x', j, c], ['pe', j, c]]),
+  'permutationCheck:outOfPermuted': attnOut('attn(Π X + P)', 'Π X + P', (j, c) => [['px', j, c]]),
   'permutationCheck:permutedOut': {
-    cell: (at) => `(P·attn(X + PE))[${at[1]},${at[2]}]`,
-    copy: (at, e) => `attn(X + PE)[perm[${at[1]}],${at[2]}] = attn(X + PE)[${e.from[1]},${e.from[2]}]`,
+    cell: (at) => `(Π·attn(X + P))[${at[1]},${at[2]}]`,
+    copy: (at, e) => `attn(X + P)[π(${at[1]}),${at[2]}] = attn(X + P)[${e.from[1]},${e.from[2]}]`,
     refs: (at, e) => [['attnX', e.from[1], e.from[2]]],
     then: (at, e) => ({ quantity: 'out', at: e.from }),   // that cell's own sum
   },
