@@ -185,7 +185,9 @@ function grad(sym, formula, src, tj, other, ds) {
     formula,
     refs: (at, e, k, dim, hd, state, ins) => {
       const [t, j] = tj(at, e.source[k]);
-      const rows = ds ? Array.from({ length: ins.v.shape.at(-1) }, (_, c) => [['G', t, c], ['v', j, c]]).flat() : [];
+      // G's row t is the same for every term of ∂L/∂Q, V's row j for every term of ∂L/∂K: outlined
+      // without a term's number
+      const rows = ds ? Array.from({ length: ins.v.shape.at(-1) }, (_, c) => [['G', t, c, null, src === 'j'], ['v', j, c, null, src === 't']]).flat() : [];
       return [['weights', t, j], other(at, e.source[k]), ...rows];
     },
     grad: { sym, src, tj, ds },
@@ -434,9 +436,9 @@ export function provenance({ lang, core, fn, inputs, sources, targets, plain = [
     mark(cellIn(target.widget, i, j), 'target');
     const nTerms = e.kind === 'sum' ? e.terms.length : e.kind === 'softmax' ? e.scores.length : 1;
     for (let k = 0; k < nTerms; k++)
-      for (const [name, row, col, head] of r.refs(at, e, k, dim, hd, state, ins)) {
+      for (const [name, row, col, head, shared] of r.refs(at, e, k, dim, hd, state, ins)) {   // shared: an input of every term
         const masked = e.kind === 'softmax' && e.masked[k];
-        mark(cellOf(name, row, col, head ?? hd), masked ? 'masked' : 'in', k);
+        mark(cellOf(name, row, col, head ?? hd), masked ? 'masked' : 'in', shared ? undefined : k);
         if (e.kind === 'softmax') mark(cellOf('mask', row, col, head ?? hd), masked ? 'masked' : 'in', k);
       }
     for (const [w, list] of outlined) w.outline(list);
