@@ -227,7 +227,7 @@ test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/�
   const dA = G.map((g) => v.map((vj) => g[0] * vj[0] + g[1] * vj[1]));
   const dS = A.map((a, t) => { const r = a.reduce((s, w, j) => s + w * dA[t][j], 0); return a.map((w, j) => w * (dA[t][j] - r) * sc); });
   const dQ21 = dS[2].reduce((s, d, j) => s + d * k[j][1], 0);
-  // every input of dS[2,j] is outlined: A's row 2, G's row 2 (shared by all terms), V's row j, and K[j,1]
+  // every input of dS[2,j] is outlined: A's row 2, G's row 2 (shared by all terms, no number), V's row j, and K[j,1]
   assert.deepEqual(await pointAt(page, '18.7', 'dq', 2, 1),
     ['a:2,0:in:1', 'a:2,1:in:2', 'a:2,2:in:3', 'dq:2,1:target', 'g:2,0:in', 'g:2,1:in', 'k:0,1:in:1', 'k:1,1:in:2', 'k:2,1:in:3',
       'v:0,0:in:1', 'v:0,1:in:1', 'v:1,0:in:2', 'v:1,1:in:2', 'v:2,0:in:3', 'v:2,1:in:3']);
@@ -241,6 +241,12 @@ test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/�
   const [plus, minus, numeric] = await Promise.all(['.prov-lplus', '.prov-lminus', '.prov-numeric-value'].map((c) => num(p.locator(c))));
   close(numeric, (plus - minus) / 2e-6, 1e-9, 'the central difference');
   close(numeric, dQ21, 1e-5 + 1e-3 * Math.abs(numeric), 'numerical against analytic (gradcheck\'s tolerance)');
+  // ∂L/∂K[1,1]: the queries t ≥ 1 that see key 1; each dS[t,1] reads A[t,1], G's row t (numbered t),
+  // and through Σₗ A[t,l]·dA[t,l] A's row t up to t and V's rows (no number); Q[t,1] is the other factor
+  const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
+  assert.deepEqual(await pointAt(page, '18.7', 'dk', 1, 1), ['dk:1,1:target',
+    ...range(1, T).flatMap((t) => [...range(0, t + 1).map((l) => (l === 1 ? `a:${t},1:in:${t}` : `a:${t},${l}:in`)), `g:${t},0:in:${t}`, `g:${t},1:in:${t}`, `q:${t},1:in:${t}`]),
+    ...range(0, T).flatMap((l) => [`v:${l},0:in`, `v:${l},1:in`])].sort());
   // ∂L/∂V[1,0] by keyboard: the queries t ≥ 1 that see key 1
   await cell(page, '18.7', 'dv', 0, 0).focus();
   await page.keyboard.press('ArrowDown');

@@ -46,7 +46,7 @@ export const strings = {
     provDropDropped: '丢弃（u < p）',
     provDropDraw: 'u = {u}：这个位置的均匀随机数；p = {p}',
     provDropEval: '评估模式（或 p = 0）：dropout 是恒等映射，原样不变。',
-    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale，其中 dA[t,j] = G[t]·V[j]，G = ∂L/∂Y（L = Σ Y·G，G 是随机张量），scale = 1/√d = 1/√{d} = {scale}。被描边的有 A 的第 t 行、G 的第 t 行、V 的第 j 行和另一个因子：',
+    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale，其中 dA[t,j] = G[t]·V[j]，G = ∂L/∂Y（L = Σ Y·G，G 是随机张量），scale = 1/√d = 1/√{d} = {scale}。带项号描边的是 A[t,j]、G 的第 t 行、V 的第 j 行和另一个因子；Σₗ 用到的 A 第 t 行和 V 的各行也被描边，不带项号：',
     provGradOrder: '内核的相加顺序：按 {src} 从小到大逐项累加。',
     provGradSkip: 'dS 恰好为 0 的项跳过，不影响结果。',
     provNumeric: '数值梯度（gradcheck 的中心差分，h = {h}）：',
@@ -79,7 +79,7 @@ export const strings = {
     provDropDropped: 'dropped (u < p)',
     provDropDraw: 'u = {u}: this entry\'s uniform random draw; p = {p}',
     provDropEval: 'Evaluation (or p = 0): dropout is the identity and changes nothing.',
-    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale, where dA[t,j] = G[t]·V[j], G = ∂L/∂Y (L = Σ Y·G, G a random tensor) and scale = 1/√d = 1/√{d} = {scale}. Outlined: row t of A, row t of G, row j of V and the other factor:',
+    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale, where dA[t,j] = G[t]·V[j], G = ∂L/∂Y (L = Σ Y·G, G a random tensor) and scale = 1/√d = 1/√{d} = {scale}. Outlined: A[t,j], row t of G, row j of V and the other factor, each with its term\'s number; row t of A and the rows of V in the sum over l without one:',
     provGradOrder: 'The core\'s order: the terms are added one by one, {src} from the smallest.',
     provGradSkip: 'A term whose dS is exactly 0 is skipped, which changes nothing.',
     provNumeric: 'Numerical gradient (gradcheck\'s central difference, h = {h}):',
@@ -177,18 +177,22 @@ function attnOut(name, input, rowRefs) {
   };
 }
 // the gradient of one entry: its name, formula, the summed index, the (t, j) of each term's dS
-// (its weight A[t, j] is outlined), the other factor's cell, and whether the terms go through dS:
-// dS[t, j] also reads the whole row G[t] and V[j] (dA[t, j] = G[t]·V[j]), outlined with the term
+// (its weight A[t, j] is outlined), the other factor's cell, and whether the terms go through dS.
+// dS[t, j] reads G's row t and V's row j (dA[t, j] = G[t]·V[j]), and through Σₗ A[t,l]·dA[t,l]
+// every visible l of A's row t and V's rows: those are outlined too, the ones every term shares
+// (and the sum's) without a term's number
 function grad(sym, formula, src, tj, other, ds) {
   return {
     cell: (at) => `${sym}[${at[1]},${at[2]}]`,
     formula,
     refs: (at, e, k, dim, hd, state, ins) => {
       const [t, j] = tj(at, e.source[k]);
-      // G's row t is the same for every term of ∂L/∂Q, V's row j for every term of ∂L/∂K: outlined
-      // without a term's number
-      const rows = ds ? Array.from({ length: ins.v.shape.at(-1) }, (_, c) => [['G', t, c, null, src === 'j'], ['v', j, c, null, src === 't']]).flat() : [];
-      return [['weights', t, j], other(at, e.source[k]), ...rows];
+      if (!ds) return [['weights', t, j], other(at, e.source[k])];
+      const cols = [...Array(ins.v.shape.at(-1)).keys()];
+      const visible = ins.causal ? t + 1 : ins.k.shape.at(-2);
+      const sum = [...Array(visible).keys()].flatMap((l) => [['weights', t, l, null, true], ...cols.map((c) => ['v', l, c, null, true])]);
+      return [...sum, ['weights', t, j], other(at, e.source[k]),
+        ...cols.flatMap((c) => [['G', t, c, null, src === 'j'], ['v', j, c, null, src === 't']])];
     },
     grad: { sym, src, tj, ds },
   };
