@@ -46,7 +46,7 @@ export const strings = {
     provDropDropped: '丢弃（u < p）',
     provDropDraw: 'u = {u}：这个位置的均匀随机数；p = {p}',
     provDropEval: '评估模式（或 p = 0）：dropout 是恒等映射，原样不变。',
-    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale，其中 dA[t,j] = G[t]·V[j]，G = ∂L/∂Y（L = Σ Y·G，G 是随机张量），scale = 1/√d = 1/√{d} = {scale}。带项号描边的是 A[t,j]、G 的第 t 行、V 的第 j 行和另一个因子；Σₗ 用到的 A 第 t 行和 V 的各行也被描边，不带项号：',
+    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale，其中 dA[t,j] = G[t]·V[j]，G = ∂L/∂Y（L = Σ Y·G，G 是随机张量），scale = 1/√d = 1/√{d} = {scale}。每一项自己的格子（A[t,j]、另一个因子，以及只属于这一项的 G 或 V 的一行）带项号描边；各项共用的格子（Σₗ 用到的 A 第 t 行和 V 的各行，以及所有项共用的 G 或 V 的一行）也被描边，不带项号：',
     provGradOrder: '内核的相加顺序：按 {src} 从小到大逐项累加。',
     provGradSkip: 'dS 恰好为 0 的项跳过，不影响结果。',
     provNumeric: '数值梯度（gradcheck 的中心差分，h = {h}）：',
@@ -79,7 +79,7 @@ export const strings = {
     provDropDropped: 'dropped (u < p)',
     provDropDraw: 'u = {u}: this entry\'s uniform random draw; p = {p}',
     provDropEval: 'Evaluation (or p = 0): dropout is the identity and changes nothing.',
-    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale, where dA[t,j] = G[t]·V[j], G = ∂L/∂Y (L = Σ Y·G, G a random tensor) and scale = 1/√d = 1/√{d} = {scale}. Outlined: A[t,j], row t of G, row j of V and the other factor, each with its term\'s number; row t of A and the rows of V in the sum over l without one:',
+    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale, where dA[t,j] = G[t]·V[j], G = ∂L/∂Y (L = Σ Y·G, G a random tensor) and scale = 1/√d = 1/√{d} = {scale}. Each term\'s own cells (A[t,j], the other factor, and the row of G or V that only this term reads) are outlined with its number; the cells the terms share (row t of A and the rows of V in the sum over l, and a row of G or V read by every term) are outlined without one:',
     provGradOrder: 'The core\'s order: the terms are added one by one, {src} from the smallest.',
     provGradSkip: 'A term whose dS is exactly 0 is skipped, which changes nothing.',
     provNumeric: 'Numerical gradient (gradcheck\'s central difference, h = {h}):',
@@ -334,7 +334,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, plain = [
       h('p.prov-numbers', {}, '= ', ...(bare ? [coloured(0, num(e.value, 'prov-value'))] : [wrapped, tail, ' = ', num(e.value, 'prov-value')])),
       toggle(n),
       e.pairwise ? h('p.prov-order', {}, t('provPairwise')) : null,
-      r.grad ? h('p.prov-order', {}, t('provGradOrder', { src: r.grad.src }), r.grad.ds ? ` ${t('provGradSkip')}` : '') : null,
+      r.grad ? h('p.prov-order', {}, t('provGradOrder', { src: r.grad.src }), r.grad.ds ? `${lang === 'zh' ? '' : ' '}${t('provGradSkip')}` : '') : null,
       ...numericLines(r, at, e),
       r.note ? h('p.prov-note', {}, t(r.note[0], r.note[1]), nested ? '' : ` ${t('provRowsOutlined')}`) : null,
     ];
@@ -364,7 +364,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, plain = [
     if (e.kind === 'absdiff')
       return [h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)}`),
         h('p.prov-numbers', {}, '= |', paren(fmt(e.left[0])), ' − ', paren(fmt(e.left[1])), '| = ', value),
-        h('p.prov-note', {}, t('provAbsDiff'), ' ', t(inputsNow.causal ? 'provAbsDiffMasked' : 'provAbsDiffUnmasked'))];
+        h('p.prov-note', {}, t('provAbsDiff'), lang === 'zh' ? '' : ' ', t(inputsNow.causal ? 'provAbsDiffMasked' : 'provAbsDiffUnmasked'))];
     // dropout
     if (!e.training)
       return [h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)} = `, ...last(e.left[0])), h('p.prov-note', {}, t('provDropEval'))];
