@@ -28,6 +28,7 @@ async function shown(page) {
     const formulas = [...el.querySelectorAll('.lesson .katex-display.stage-formula annotation')].map((a) => a.textContent);
     return { current: el.querySelector('ol.step-flow li[aria-current="step"]')?.dataset.stage ?? null, reads: role('reads'), makes: role('makes'),
       formulas, where: el.querySelector('.step-where').textContent,
+      line: el.querySelector('.step-formula').innerHTML,
       tags: [...el.querySelectorAll('.lab [data-stage-role]')].map((f) => getComputedStyle(f, '::before').content),
       outline: [...el.querySelectorAll('.lab [data-stage-role]')].map((f) => getComputedStyle(f).outlineStyle) };
   });
@@ -44,6 +45,10 @@ async function expectStage(page, k) {
   assert.equal(s.formulas.length, 1, `${st.id}: one lesson formula highlighted`);
   assert.ok(s.formulas[0].includes(st.tex), `${st.id}: ${s.formulas[0]}`);
   assert.match(s.where, new RegExp(`^Step ${k + 1} of 7: `));
+  // the stage's formula line: subscripts set as subscripts, no TeX underscore left
+  assert.ok(!s.line.includes('_'), `${st.id}: ${s.line}`);
+  if (st.id === 'qkv') assert.match(s.line, /^Q = X W<sub>Q<\/sub>, K = X W<sub>K<\/sub>, V = X W<sub>V<\/sub>: /);
+  if (st.id === 'qk') assert.match(s.line, /q<sub>t<\/sub> · k<sub>j<\/sub>/);
   // not colour alone: an outline (dashed to read, solid for the result) and a text tag
   for (const tag of s.tags) assert.match(tag, /this step (reads|makes)/);
   assert.deepEqual([...new Set(s.outline)].sort(), [...new Set([...(st.reads.length ? ['dashed'] : []), 'solid'])].sort());
@@ -68,7 +73,7 @@ test('the step-through walks every stage forward and back (keyboard), outlining 
   }
   await s3(page).locator('button.step-toggle').click();
   await page.waitForFunction(() => !new URL(location.href).searchParams.has('s3.stage'), null, { timeout: 5000 });
-  assert.deepEqual(await shown(page), { current: null, reads: [], makes: [], formulas: [], where: '', tags: [], outline: [] });
+  assert.deepEqual(await shown(page), { current: null, reads: [], makes: [], formulas: [], where: '', line: '', tags: [], outline: [] });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -76,3 +76,18 @@ export function keyboardScrollable(box, label = null) {
   }
   return box;
 }
+
+/** A formula or a label as text nodes with its subscripts set as subscripts: "W_Q", "q_t", "W_{qkv}" ->
+ * W<sub>Q</sub>, ... (always as text, never as HTML). */
+export function subscripts(text) {
+  const out = [];
+  let last = 0;
+  for (const m of text.matchAll(/_(\{[^}]*\}|[A-Za-z0-9]+)/g)) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    out.push(h('sub', {}, m[1].replace(/^\{|\}$/g, '')));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+

@@ -2,7 +2,7 @@
 // it reads without colour (colour-blind users, screen readers: each cell has a label).
 // Colours: viridis for weights in [0, 1] (sequential, colour-blind safe); a purple-orange
 // diverging map for signed data. NaN cells are hatched and say "NaN".
-import { h, nextId, keyboardScrollable, setText, setHidden } from './dom.js';
+import { h, nextId, keyboardScrollable, setText, setHidden, subscripts } from './dom.js';
 import { fmt, shapeText } from '../format.js';
 import { axesNote, cellLabel } from './axes.js';
 import { exportMenu } from './export-menu.js';
@@ -46,7 +46,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   const cellText = (i, j, v) => cellLabelOf?.(i, j, v) ?? cellLabel(t, axes, label, i, j, v);
   // compact: small cells without printed numbers (each cell still carries its value as a label)
   const table = h('table.matrix.heatmap', { 'aria-label': label, class: compact ? 'compact' : null });
-  const labelEl = h('span.tensor-label', {}, label);
+  const labelEl = h('span.tensor-label', {}, subscripts(label));   // W_O shows as W with a subscript O
   const badge = h('span.shape-badge');
   const note = h('p.heatmap-note', { hidden: true });
   const axesLine = axesNote(t);
@@ -147,7 +147,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   function set(rows, opts = {}) {
     if (opts.label !== undefined && opts.label !== label) {
       label = opts.label;
-      labelEl.textContent = label;
+      labelEl.replaceChildren(...subscripts(label));
       table.setAttribute('aria-label', label);
       layoutKey = null;   // cell labels mention it
     }

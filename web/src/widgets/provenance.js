@@ -515,7 +515,8 @@ export function provenance({ lang, core, fn, inputs, sources, targets, plain = [
 /** The lessons' phrase (18.1–18.3, 18.6): position t of a text is its token t. */
 export const TOKENS = ['the', 'cat', 'sat'];
 
-/** Row and column labels for positions that are tokens: "0 the", "1 cat", ... (positions past the tokens: the number). */
+/** Row and column labels for positions that are tokens: "0 the", "1 cat", ... when there are as
+ * many positions as tokens; a sequence of another length is not that text: its positions are numbers. */
 export function tokenLabels(tokens, n) {
-  return Array.from({ length: n }, (_, i) => (tokens[i] !== undefined ? `${i} ${tokens[i]}` : String(i)));
+  return Array.from({ length: n }, (_, i) => (n === tokens.length ? `${i} ${tokens[i]}` : String(i)));
 }

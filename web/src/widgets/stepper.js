@@ -9,7 +9,7 @@
 //     -> {el, set(stageId), shapes({stageId: 'shape text'}), extra: element for stage-only figures, stop()}
 // names are the data-name of the section's figures; tex(source) picks the lesson's display
 // formula(s) of the stage from their TeX source (KaTeX keeps it in an annotation).
-import { h, setText, setHidden, setAttr } from './dom.js';
+import { h, setText, setHidden, setAttr, subscripts } from './dom.js';
 
 const PLAY_MS = 1800, PLAY_MS_REDUCED = 4000;
 
@@ -89,7 +89,10 @@ export function stepper({ t, stages, off = 'off', onChange }) {
         if (li.classList.contains('done') !== (on && k < i)) li.classList.toggle('done', on && k < i);
       });
       setText(where, on ? t('stepWhere', { n: i + 1, total: stages.length, label: stage.label }) : '');
-      setText(formula, on ? stage.formula : '');
+      if (formula.dataset.text !== (on ? stage.formula : '')) {
+        formula.dataset.text = on ? stage.formula : '';
+        formula.replaceChildren(...(on ? subscripts(stage.formula) : []));
+      }
       // the section's figures (in its lab) and its lesson text
       mark(on ? stage : null);
     },
@@ -99,3 +102,4 @@ export function stepper({ t, stages, off = 'off', onChange }) {
     },
   };
 }
+
