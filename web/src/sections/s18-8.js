@@ -380,7 +380,10 @@ export default {
     const prov = provenance({ lang, core: ctx.core, fn: 'sdpa',
       inputs: (st) => { const tr = live.trace.trace; return { q: headOf(tr, 'q', st.head), k: headOf(tr, 'k', st.head), v: headOf(tr, 'v', st.head), causal: live.config.causal }; },
       sources: { q: block.q, k: block.k, v: block.v, scores: block.s, mask: block.mask, weights: block.a },
-      targets: [{ quantity: 'weights', widget: block.a, at: (i, j) => [i, j] }, { quantity: 'scores', widget: block.s, at: (i, j) => [i, j] }],
+      targets: [{ quantity: 'weights', widget: block.a, at: (i, j) => [i, j] }, { quantity: 'scores', widget: block.s, at: (i, j) => [i, j] },
+        // the mask's map shows 1 where M is 0 (allowed) and 0 where M is −∞
+        { quantity: 'mask', widget: block.mask, note: (i, j, st, shown) => [`M[${i},${j}] = ${shown === 0 ? '−∞' : '0'}`, 'provMaskCell'] }],
+      plain: Object.entries(block).filter(([key]) => !['a', 's', 'mask'].includes(key)).map(([, w]) => w),
       scale: (e) => ({ sym: '· 1/√hs', num: `· 1/√${e.terms.length}` }) });
     const provNote = h('p.note.block-prov', {}, t('blockProv'));
     steps.extra.append(provNote, prov.el);
