@@ -399,7 +399,7 @@ export default {
     const layerField = ctx.integer('layer', { onChange: (v) => { ctx.set({ layer: v }); requestTrace(); } });
     const headField = ctx.integer('head');
     const steps = stepper({ t, stages: STAGES.map((st) => ({ ...st, label: t(`st_${st.id}`), formula: t(`fb_${st.id}`) })),
-      onChange: (stage) => ctx.set({ stage }) });
+      onChange: (stage) => ctx.set({ stage }), name: t('blockTitle') });   // 18.3 has the other stepper
     const traceWaiting = h('p.note.waiting', { 'data-name': 'trace-waiting' }, t('traceWaiting'));
     steps.extra.append(traceWaiting, ...Object.values(block).map((w) => w.el));
     // pointing at a cell of A (or S) explains it with the core's arithmetic: the lab's sdpa on the
