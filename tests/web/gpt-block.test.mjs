@@ -175,6 +175,25 @@ test('18.8: pointing at A[t, j] explains it with the core\'s numbers; the panel\
   await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,1', S8, { timeout: 15000 });
   assert.equal(await p.locator('.prov-value').getAttribute('data-value'),
     await fig(s8, 'b-a').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(1).getAttribute('data-value'));
+  // a cell of the mask M: not computed, said in one line; the weight's panel and outlines are gone
+  for (const [mj, m] of [[9, '−∞'], [2, '0']]) {
+    await fig(s8, 'b-mask').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(mj).hover();
+    await page.waitForFunction(([sel, at]) => document.querySelector(`${sel} div.provenance`)?.dataset.at === at, [S8, `${t},${mj}`], { timeout: 15000 });
+    assert.equal(await p.getAttribute('data-quantity'), 'mask');
+    assert.equal(await p.locator('.prov-formula').textContent(), `M[${t},${mj}] = ${m}`);
+    assert.match(await p.locator('.prov-note').textContent(), /^M\[t,j\] = 0 if j ≤ t, −∞ otherwise/);
+    assert.equal(await p.locator('.prov-value, .prov-terms').count(), 0);
+    assert.deepEqual(await s8.locator('[data-prov]').evaluateAll((cells) => cells.map((td) => `${td.closest('figure').dataset.name}:${td.dataset.prov}`)), ['b-mask:target']);
+  }
+  // the next stage (A V) reads A and V: pointing at V, which has nothing to explain, clears A's panel
+  await s8.locator('.stepper button.step-next').click();
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('s8.stage') === 'y', null, { timeout: 5000 });
+  await target.hover();
+  await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,2', S8, { timeout: 15000 });
+  await fig(s8, 'b-v').locator('tbody tr').nth(3).locator('td:not(.rowmark)').nth(1).hover();
+  await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === undefined, S8, { timeout: 15000 });
+  assert.equal(await p.locator('.prov-hint').count(), 1);
+  assert.equal(await s8.locator('[data-prov]').count(), 0);
   assert.deepEqual(errors, []);
   await page.close();
 });

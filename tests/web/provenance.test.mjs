@@ -165,31 +165,44 @@ test('18.4 and 18.6: each weight map explains its cells with the core\'s softmax
 // ---- 18.5, 18.7 and the canvas maps (T > 20) ---------------------------------------------------
 const num = (loc) => loc.getAttribute('data-value').then(Number);
 const cellValue = (page, id, name, i, j) => num(cell(page, id, name, i, j));
+/** A panel's text never repeats a step ("x = x") and brackets a negative term after + or −. */
+function tidy(text, what) {
+  const steps = text.split(' = ').map((x) => x.trim().replace(/^\((−?[\d.]+)\)$/, '$1'));
+  steps.forEach((x, k) => assert.ok(!(k && /^−?[\d.]+$/.test(x) && x === steps[k - 1]), `${what}: "${x} = ${x}" in ${text}`));
+  assert.doesNotMatch(text, /[+−] −\d/, `${what}: an unbracketed negative term`);
+}
+
 /** A heatmap's numbers as the page shows them (its cells' exact values). */
 const matrix = (page, id, name) => fig(page, id, name).locator('tbody tr').evaluateAll((trs) =>
   trs.map((tr) => [...tr.querySelectorAll('td:not(.rowmark)')].map((td) => Number(td.dataset.value))));
 
-test('18.5: a cell of P X + PE is X[perm[t], c] + PE[t, c]; a sinusoid cell its sine; P · attn a row of attn(X + PE) with that cell\'s own sum', async () => {
+test('18.5: a cell of Π X + P is X[π(t), c] + P[t, c]; a sinusoid cell its sine; Π · attn a row of attn(X + P) with that cell\'s own sum', async () => {
   const { page, errors } = await open('?lang=en&s5.pos=sinusoidal');
   const p = panel(page, '18.5');
   const perm = (await sec(page, '18.5').locator('p.perm').textContent()).match(/\[([\d, ]+)\]/)[1].split(',').map(Number);
   const X5 = [[1, 0], [0, 1], [1, 1], [2, -1]];   // s18-5.js's default
   const pe = (t, c) => (c % 2 ? Math.cos : Math.sin)(t / 10000 ** ((c - (c % 2)) / 2));
   assert.deepEqual(await pointAt(page, '18.5', 'px', 1, 0), [`table:1,0:in:2`, 'px:1,0:target', `x:${perm[1]},0:in:1`].sort());
-  assert.match(await p.locator('.prov-formula').textContent(), new RegExp(`\\(P X \\+ PE\\)\\[1,0\\] = X\\[perm\\[1\\],0\\] \\+ PE\\[1,0\\] = X\\[${perm[1]},0\\]`));
-  close(await num(p.locator('.prov-value')), X5[perm[1]][0] + pe(1, 0), 1e-15, '(P X + PE)[1,0]');
-  // PE[2,1] = cos(2 / 10000^(0/2)) = cos 2
+  assert.equal(await p.locator('.prov-formula').textContent(), `(Π X + P)[1,0] = X[π(1),0] + P[1,0] = X[${perm[1]},0] + P[1,0]`);
+  close(await num(p.locator('.prov-value')), X5[perm[1]][0] + pe(1, 0), 1e-15, '(Π X + P)[1,0]');
+  // P[2,1] = cos(2 / 10000^(0/2)) = cos 2, the sinusoid being one choice of the position table P
   assert.deepEqual(await pointAt(page, '18.5', 'table', 2, 1), ['table:2,1:target']);
   assert.match(await p.locator('.prov-numbers').textContent(), /= cos\(2 \/ 10000\^\(0\/2\)\)/);
-  close(await num(p.locator('.prov-value')), Math.cos(2), 1e-15, 'PE[2,1]');
+  assert.match(await p.locator('.prov-formula').textContent(), /^P\[2,1\] = cos/);
+  assert.match(await p.textContent(), /The sinusoid is one choice of the position table P/);
+  close(await num(p.locator('.prov-value')), Math.cos(2), 1e-15, 'P[2,1]');
   close(await num(p.locator('.prov-angle')), 2, 0, 'the angle');
-  // P · attn(X + PE)[0,1] is attn(X + PE)[perm[0],1], whose own sum follows
+  // (Π · attn(X + P))[0,1] is attn(X + P)[π(0),1], whose own sum follows; the copied number is not repeated
   assert.deepEqual(await pointAt(page, '18.5', 'pAttn', 0, 1), [`attnX:${perm[0]},1:in:1`, 'pAttn:0,1:target']);
   const src = await cellValue(page, '18.5', 'attnX', perm[0], 1);
   const then = p.locator('.prov-then');
   assert.equal(await then.getAttribute('data-at'), `0,${perm[0]},1`);
   assert.equal(await then.locator('.prov-value').getAttribute('data-value'), String(src));
-  // attn(P X + PE)[2,0] = Σⱼ A[2,j]·V[j,0] over every input row (no mask): each row of P X + PE outlined
+  assert.match(await p.locator('.prov-formula').first().textContent(), new RegExp(`^\\(Π·attn\\(X \\+ P\\)\\)\\[0,1\\] = attn\\(X \\+ P\\)\\[π\\(0\\),1\\] = attn\\(X \\+ P\\)\\[${perm[0]},1\\] = `));
+  for (const line of await p.locator('p, li').allTextContents()) tidy(line, 'Π · attn[0,1]');
+  // the readout names what it compares, positions included
+  assert.match(await sec(page, '18.5').locator('[data-name="diff"]').textContent(), /max \|attn\(Π X \+ P\) − Π attn\(X \+ P\)\|/);
+  // attn(Π X + P)[2,0] = Σⱼ A[2,j]·V[j,0] over every input row (no mask): each row of Π X + P outlined
   const got = await pointAt(page, '18.5', 'attnPx', 2, 0);
   assert.deepEqual(got, ['attnPx:2,0:target', ...[0, 1, 2, 3].flatMap((j) => [0, 1].map((c) => `px:${j},${c}:in:${j + 1}`))].sort());
   const weights = (await p.locator('.prov-numbers .prov-term').allTextContents()).map((s) => Number(s.split('·')[0].replace(/[()]/g, '').replace('−', '-')));
@@ -214,8 +227,12 @@ test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/�
   const dA = G.map((g) => v.map((vj) => g[0] * vj[0] + g[1] * vj[1]));
   const dS = A.map((a, t) => { const r = a.reduce((s, w, j) => s + w * dA[t][j], 0); return a.map((w, j) => w * (dA[t][j] - r) * sc); });
   const dQ21 = dS[2].reduce((s, d, j) => s + d * k[j][1], 0);
+  // every input of dS[2,j] is outlined: A's row 2, G's row 2 (shared by all terms, no number), V's row j, and K[j,1]
   assert.deepEqual(await pointAt(page, '18.7', 'dq', 2, 1),
-    ['a:2,0:in:1', 'a:2,1:in:2', 'a:2,2:in:3', 'dq:2,1:target', 'k:0,1:in:1', 'k:1,1:in:2', 'k:2,1:in:3']);
+    ['a:2,0:in:1', 'a:2,1:in:2', 'a:2,2:in:3', 'dq:2,1:target', 'g:2,0:in', 'g:2,1:in', 'k:0,1:in:1', 'k:1,1:in:2', 'k:2,1:in:3',
+      'v:0,0:in:1', 'v:0,1:in:1', 'v:1,0:in:2', 'v:1,1:in:2', 'v:2,0:in:3', 'v:2,1:in:3']);
+  assert.match(await p.textContent(), /scale = 1\/√d = 1\/√2 = 0\.7071/);
+  assert.match(await p.textContent(), /dS is exactly 0 is skipped/);
   assert.match(await p.locator('.prov-formula').textContent(), /∂L\/∂Q\[2,1\] = Σⱼ dS\[2,j\]·K\[j,1\]/);
   const ds = await values(p.locator('.prov-ds'));
   assert.equal(ds.length, 3);
@@ -224,12 +241,21 @@ test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/�
   const [plus, minus, numeric] = await Promise.all(['.prov-lplus', '.prov-lminus', '.prov-numeric-value'].map((c) => num(p.locator(c))));
   close(numeric, (plus - minus) / 2e-6, 1e-9, 'the central difference');
   close(numeric, dQ21, 1e-5 + 1e-3 * Math.abs(numeric), 'numerical against analytic (gradcheck\'s tolerance)');
+  // ∂L/∂K[1,1]: the queries t ≥ 1 that see key 1; each dS[t,1] reads A[t,1], G's row t (numbered t),
+  // and through Σₗ A[t,l]·dA[t,l] A's row t up to t and V's rows (no number); Q[t,1] is the other factor
+  const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
+  assert.deepEqual(await pointAt(page, '18.7', 'dk', 1, 1), ['dk:1,1:target',
+    ...range(1, T).flatMap((t) => [...range(0, t + 1).map((l) => (l === 1 ? `a:${t},1:in:${t}` : `a:${t},${l}:in`)), `g:${t},0:in:${t}`, `g:${t},1:in:${t}`, `q:${t},1:in:${t}`]),
+    ...range(0, T).flatMap((l) => [`v:${l},0:in`, `v:${l},1:in`])].sort());
   // ∂L/∂V[1,0] by keyboard: the queries t ≥ 1 that see key 1
   await cell(page, '18.7', 'dv', 0, 0).focus();
   await page.keyboard.press('ArrowDown');
   assert.deepEqual(await outlined(page, '18.7'),
     ['dv:1,0:target', ...Array.from({ length: T - 1 }, (_, m) => [`a:${m + 1},1:in:${m + 1}`, `g:${m + 1},0:in:${m + 1}`]).flat()].sort());
   close(await num(p.locator('.prov-value')), A.reduce((s, a, t) => s + a[1] * G[t][0], 0), 1e-14, '∂L/∂V[1,0]');
+  // ∂L/∂V has no dS: nothing about dS is said
+  assert.equal(await p.locator('.prov-grad-ds').count(), 0);
+  assert.doesNotMatch(await p.textContent(), /dS/);
   assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, '18.7', 'dv', 1, 0).getAttribute('data-value'));
   // a dropout entry: kept (scaled by 1/(1 − p)) or dropped, from its own draw
   await cell(page, '18.7', 'drop', 3, 1).hover();
@@ -241,8 +267,59 @@ test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/�
   await cell(page, '18.7', 'probe', 1, 2).hover();
   assert.match(await p.locator('.prov-formula').textContent(), /\|Δout\|\[1,2\] = \|out′\[1,2\] − out\[1,2\]\|/);
   assert.equal(await p.locator('.prov-value').getAttribute('data-value'), '0');
+  assert.match(await p.textContent(), /With the mask, the prefix rows/);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('18.7: every figure of the gradients explains its cell or says where it comes from; nothing keeps another cell\'s panel', async () => {
+  const { page, errors } = await open('?lang=en');
+  const p = panel(page, '18.7');
+  const [q, k, v] = await Promise.all(['q', 'k', 'v'].map((n) => matrix(page, '18.7', n)));
+  await pointAt(page, '18.7', 'dq', 0, 0);
+  // G, Q: seeded draws, one line, only the cell outlined (seed 1: G with seed 1, Q with seed 1 + 10)
+  assert.deepEqual(await pointAt(page, '18.7', 'g', 1, 1), ['g:1,1:target']);
+  assert.equal(await p.getAttribute('data-quantity'), 'draw');
+  assert.match(await p.textContent(), /^Where this number comes fromG\[1,1\] = −?[\d.]+An input, not computed: a draw from N\(0, 1\) by the core's randn with seed 1\./);
+  assert.deepEqual(await pointAt(page, '18.7', 'q', 1, 0), ['q:1,0:target']);
+  assert.match(await p.textContent(), /Q\[1,0\] = .*seed 11\./);
+  assert.doesNotMatch(await p.textContent(), /∂L/);
+  // A: the core's softmax of the scores, bit for bit; A[1,4] is masked
+  const sc = 1 / Math.sqrt(2);
+  const s3 = k.map((kj) => (q[3][0] * kj[0] + q[3][1] * kj[1]) * sc);
+  const m = Math.max(...s3.slice(0, 4));
+  const z = s3.slice(0, 4).reduce((a, x) => a + Math.exp(x - m), 0);
+  assert.deepEqual(await pointAt(page, '18.7', 'a', 3, 1), ['a:3,1:target']);
+  assert.match(await p.locator('.prov-formula').textContent(), /A\[3,1\] = exp\(S\[3,1\] − m\)/);
+  close(await num(p.locator('.prov-value')), Math.exp(s3[1] - m) / z, 1e-15, 'A[3,1]');
+  assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, '18.7', 'a', 3, 1).getAttribute('data-value'));
+  assert.equal((await values(p.locator('.prov-exp'))).length, 4);
+  await pointAt(page, '18.7', 'a', 1, 4);
+  assert.equal(await p.getAttribute('data-at'), '0,1,4');
+  assert.equal(await num(p.locator('.prov-value')), 0);
+  // V and K too; Escape on a cell goes back to the hint
+  await pointAt(page, '18.7', 'v', 2, 1);
+  assert.match(await p.textContent(), /V\[2,1\] = .*seed 13\./);
+  await cell(page, '18.7', 'k', 0, 0).focus();
+  assert.match(await p.textContent(), /seed 12\./);
+  await page.keyboard.press('Escape');
+  assert.deepEqual(await outlined(page, '18.7'), []);
+  assert.equal(await p.locator('.prov-hint').count(), 1);
+  // the numbers read cleanly in every panel kind of the section
+  for (const [name, i, j] of [['dq', 3, 0], ['dk', 1, 1], ['dv', 0, 0], ['a', 2, 0], ['drop', 4, 2], ['probe', 4, 1]]) {
+    await pointAt(page, '18.7', name, i, j);
+    for (const line of await p.locator('p, li').allTextContents()) tidy(line, `${name}[${i},${j}]`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+  // without the mask the probe's panel says what holds now
+  const off = await open('?lang=en&s7.causal=0');
+  await pointAt(off.page, '18.7', 'probe', 1, 0);
+  const text = await panel(off.page, '18.7').textContent();
+  assert.match(text, /The mask is off: every row, the prefix \(≤ t\) too, sees the changed input/);
+  assert.doesNotMatch(text, /exactly 0/);
+  assert.deepEqual(off.errors, []);
+  await off.page.close();
 });
 
 test('a T = 64 map drawn on a canvas: pointer and keyboard find the cell, its score row is outlined on the scores canvas', async () => {
@@ -266,8 +343,12 @@ test('a T = 64 map drawn on a canvas: pointer and keyboard find the cell, its sc
   assert.equal(exps.length, 11);
   exps.forEach((e, j) => close(e, Math.exp(s[j] - m), 1e-13, `exp ${j}`));
   close(await num(p.locator('.prov-value')), Math.exp(s[5] - m) / z, 1e-14, 'A[10,5]');
-  // bit for bit against the cell, read from the map's data table
-  await fig(page, '18.3', 'a').locator('details.heatmap-table summary').click();
+  // bit for bit against the cell, read from the map's data table (the list folded again, the summary
+  // scrolled to the top: on a wide window the explanation stays at the bottom and covers what is there)
+  await p.locator('button.prov-more').click();
+  const summary = fig(page, '18.3', 'a').locator('details.heatmap-table summary');
+  await summary.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await summary.click();
   assert.equal(await p.locator('.prov-value').getAttribute('data-value'), await cell(page, '18.3', 'a', 10, 5).getAttribute('data-value'));
   // keyboard: focus the canvas, the arrows move the cursor and the panel follows
   await canvas.focus();

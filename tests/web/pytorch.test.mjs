@@ -84,9 +84,11 @@ const PAGE = {
     return out;
   },
   async '18.5'(page, s) {
-    const out = { 'P X + pos': await heat(page, '18.5', 'px'), 'attn(X + pos)': await heat(page, '18.5', 'attnX'),
-      'attn(P X + pos)': await heat(page, '18.5', 'attnPx'),
-      'P attn(X + pos)': await heat(page, '18.5', 'pAttn'), 'max |attn(PX) - P attn(X)|': await readout(page, '18.5', 'diff') };
+    // the program's labels name the permutation Π and the position table P as the lesson does
+    const diff = s.pos === 'none' ? 'max |attn(Π X) - Π attn(X)|' : 'max |attn(Π X + P) - Π attn(X + P)|';
+    const out = { 'Π X + P': await heat(page, '18.5', 'px'), 'attn(X + P)': await heat(page, '18.5', 'attnX'),
+      'attn(Π X + P)': await heat(page, '18.5', 'attnPx'),
+      'Π attn(X + P)': await heat(page, '18.5', 'pAttn'), [diff]: await readout(page, '18.5', 'diff') };
     if (s.pos !== 'none') out['position table'] = await heat(page, '18.5', 'table');
     return out;
   },

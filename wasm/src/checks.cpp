@@ -187,16 +187,23 @@ PermutationResult permutation_check(const Tensor& x, const PermutationOptions& o
     return res;
 }
 
-PermutationResult permutation_check(const Tensor& x, const Options& opts) {
-    detail::OptionReader r(opts, "permutationCheck");
+namespace detail {
+PermutationOptions read_permutation_options(OptionReader& r) {
     PermutationOptions po;
-    po.mha = detail::read_mha_options(r);
+    po.mha = read_mha_options(r);
     const std::string kind = r.string("positions", "none", {"none", "learned", "sinusoidal"});
     po.use_positions = kind != "none";
     po.position_kind = kind == "sinusoidal" ? PositionKind::Sinusoidal : PositionKind::Learned;
     po.pos.t_max = r.index("tMax", 64, 1, kMaxElements);
     po.seed = r.seed("seed");
     po.pos.seed = r.seed("positionSeed");
+    return po;
+}
+}  // namespace detail
+
+PermutationResult permutation_check(const Tensor& x, const Options& opts) {
+    detail::OptionReader r(opts, "permutationCheck");
+    const PermutationOptions po = detail::read_permutation_options(r);
     r.finish();
     return permutation_check(x, po);
 }

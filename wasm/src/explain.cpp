@@ -325,15 +325,7 @@ Explanation explain_positions(const std::string& quantity, const std::vector<dou
 Explanation explain_permutation(const std::string& quantity, const std::vector<double>& at, detail::OptionReader& r) {
     one_of(quantity, {"permutedInput", "out", "outOfPermuted", "permutedOut"});
     const Tensor& x = required(r, "x", "(B, T, C)");
-    // the options as permutationCheck reads them
-    PermutationOptions po;
-    po.mha = detail::read_mha_options(r);
-    const std::string kind = r.string("positions", "none", {"none", "learned", "sinusoidal"});
-    po.use_positions = kind != "none";
-    po.position_kind = kind == "sinusoidal" ? PositionKind::Sinusoidal : PositionKind::Learned;
-    po.pos.t_max = r.index("tMax", 64, 1, kMaxElements);
-    po.seed = r.seed("seed");
-    po.pos.seed = r.seed("positionSeed");
+    const PermutationOptions po = detail::read_permutation_options(r);   // as permutationCheck reads them
     r.finish();
     const PermutationResult res = permutation_check(x, po);   // every check, the permutation and the cells
     const std::size_t T = x.shape()[1], C = x.shape()[2];

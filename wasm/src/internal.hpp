@@ -98,6 +98,7 @@ private:
 MhaOptions read_mha_options(OptionReader& r, bool weights_required = true);
 SdpaOptions read_sdpa_options(OptionReader& r);        // {causal, scale}
 SoftmaxOptions read_softmax_options(OptionReader& r);  // {dim, mask, maskOrder}
+PermutationOptions read_permutation_options(OptionReader& r);   // mha's, positions, tMax, seed, positionSeed
 
 // Shapes of q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv), checked with messages prefixed by fn.
 struct SdpaDims { std::size_t N, Tq, Tk, d, dv; Shape lead; };

@@ -14,20 +14,20 @@ import { provenance } from '../widgets/provenance.js';
 const strings = {
   zh: {
     x: '输入 X（每行一个位置）', pos: '位置信息', none: '无', learned: '学习式（T_max 行的表）', sinusoidal: '正弦',
-    tmax: 'T_max', shuffle: '重新打乱', perm: '排列 P：第 t 行取原来的第 perm[t] 行，perm = [{perm}]',
-    px: 'P X + PE', attnPx: 'attn(P X + PE)', pAttn: 'P · attn(X + PE)', table: '位置表 PE', posSeed: '位置表的随机种子',
-    attnX: 'attn(X + PE)（不打乱）', compared: '下面的差异比较的是右边两个：先算再重排 P · attn(X + PE)，和先重排再算 attn(P X + PE)。PE 是位置表；选“位置信息：无”时 PE = 0。',
+    tmax: 'T_max', shuffle: '重新打乱', perm: '置换 Π：Π X 的第 t 行是 X 的第 π(t) 行，π = [{perm}]',
+    px: 'Π X + P', attnPx: 'attn(Π X + P)', pAttn: 'Π · attn(X + P)', table: '位置表 P（第 t 行是 P_t）', posSeed: '位置表的随机种子',
+    attnX: 'attn(X + P)（不打乱）', compared: '下面的差异比较的是右边两个：先算再重排 Π · attn(X + P)，和先重排再算 attn(Π X + P)。P 是位置表（X_t = E[x_t] + P_t；正弦是 P 的一种选法）；选“位置信息：无”时 P = 0。',
     oneRow: '只有一个位置，没有可以打乱的东西。',
-    diff: 'max |attn(PX) − P attn(X)|', equi: '只差浮点舍入：输出跟着输入一起重排（置换等变）。',
+    diff: 'max |attn(Π X) − Π attn(X)|', diffPos: 'max |attn(Π X + P) − Π attn(X + P)|', equi: '只差浮点舍入：输出跟着输入一起重排（置换等变）。',
     broken: '差异明显：位置或遮罩让模型知道了顺序，重排不再只是把输出重排。',
   },
   en: {
     x: 'Input X (one row per position)', pos: 'Positions', none: 'none', learned: 'learned (a table of T_max rows)', sinusoidal: 'sinusoidal',
-    tmax: 'T_max', shuffle: 'Shuffle again', perm: 'Permutation P: row t takes row perm[t], perm = [{perm}]',
-    px: 'P X + PE', attnPx: 'attn(P X + PE)', pAttn: 'P · attn(X + PE)', table: 'Position table PE', posSeed: 'Seed of the position table',
-    attnX: 'attn(X + PE), not shuffled', compared: 'The difference below compares the two on the right: compute, then shuffle, P · attn(X + PE), against shuffle, then compute, attn(P X + PE). PE is the position table; with no positions chosen, PE = 0.',
+    tmax: 'T_max', shuffle: 'Shuffle again', perm: 'Permutation Π: row t of Π X is row π(t) of X, π = [{perm}]',
+    px: 'Π X + P', attnPx: 'attn(Π X + P)', pAttn: 'Π · attn(X + P)', table: 'Position table P (row t is P_t)', posSeed: 'Seed of the position table',
+    attnX: 'attn(X + P), not shuffled', compared: 'The difference below compares the two on the right: compute, then shuffle, Π · attn(X + P), against shuffle, then compute, attn(Π X + P). P is the position table (X_t = E[x_t] + P_t; the sinusoid is one choice of P); with no positions chosen, P = 0.',
     oneRow: 'With one position there is nothing to shuffle.',
-    diff: 'max |attn(PX) − P attn(X)|', equi: 'Only rounding: the outputs move with the inputs (permutation equivariance).',
+    diff: 'max |attn(Π X) − Π attn(X)|', diffPos: 'max |attn(Π X + P) − Π attn(X + P)|', equi: 'Only rounding: the outputs move with the inputs (permutation equivariance).',
     broken: 'A real difference: positions or the mask tell the model the order, so shuffling does more than move the outputs.',
   },
 };
@@ -62,8 +62,8 @@ export default {
     // the attention's weights, drawn by the core (one head, C x C)
     const weightsOf = (C, core) => ({ wq: core.randn([C, C], 11), wk: core.randn([C, C], 12), wv: core.randn([C, C], 13), heads: 1 });
     const checkOpts = (s, core) => ({ ...weightsOf(s.x[0].length, core), causal: s.causal, positions: s.pos, tMax: s.tmax, seed: s.seed, positionSeed: s.posSeed });
-    // every number explains itself: a table cell its sine or its draw, P X + PE its two addends, the
-    // outputs their sums over the input rows, P · attn the row of attn(X + PE) it was moved from
+    // every number explains itself: a table cell its sine or its draw, Π X + P its two addends, the
+    // outputs their sums over the input rows, Π · attn the row of attn(X + P) it was moved from
     const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'permutationCheck', inputs: (s) => ({ x: tensor([s.x]), ...checkOpts(s, ctx.core) }),
       sources: { x, pe: table, px, attnX: unshuffled },
       targets: [
@@ -90,7 +90,7 @@ export default {
         px.set(matrixAt(r.pc.permutedInput, 0), { shape: r.pc.permutedInput.shape });
         a.set(matrixAt(r.pc.outOfPermuted, 0), { shape: r.pc.outOfPermuted.shape });
         b.set(matrixAt(r.pc.permutedOut, 0), { shape: r.pc.permutedOut.shape });
-        // attn(X + positions) itself: row perm[t] of it is row t of P · attn(X + positions) (placing rows, no arithmetic)
+        // attn(X + P) itself: row π(t) of it is row t of Π · attn(X + P) (placing rows, no arithmetic)
         const shuffled = matrixAt(r.pc.permutedOut, 0), rows = [];
         r.pc.perm.forEach((p, i) => { rows[p] = shuffled[i]; });
         unshuffled.set(rows, { shape: r.pc.permutedOut.shape });
@@ -98,7 +98,7 @@ export default {
         else table.clear();   // hidden without positions
         const equivariant = r.pc.maxDiff < 1e-12;
         const verdict = r.pc.perm.length < 2 ? ['', t('oneRow')] : ['', t(equivariant ? 'equi' : 'broken'), equivariant ? 'good' : 'bad'];
-        out.set([[t('diff'), fmtErr(r.pc.maxDiff), 'diff', r.pc.maxDiff], verdict]);
+        out.set([[t(s.pos === 'none' ? 'diff' : 'diffPos'), fmtErr(r.pc.maxDiff), 'diff', r.pc.maxDiff], verdict]);
         prov.update(s);
       },
       pytorch: (s, r) => PROGRAMS['18.5'](s, { w: r.w, perm: r.pc.perm, table: r.table }, ctx.lang),

@@ -88,6 +88,10 @@ export default {
     const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'gradcheck', inputs: gradInputs, sources: gm,
       targets: [
         ...['dq', 'dk', 'dv'].map((quantity) => ({ widget: gm[quantity], quantity, at: (i, j) => [0, i, j] })),
+        // the weights: the core's softmax of the scores (S itself is not drawn here); the inputs: seeded draws
+        { widget: gm.weights, quantity: 'weights', at: (i, j) => [0, i, j], fn: 'sdpa', inputs: (s) => ({ ...qkvOf(s, ctx.core), causal: s.causal }) },
+        ...[['q', 'Q', 10], ['k', 'K', 11], ['v', 'V', 12], ['G', 'G', 0]].map(([key, sym, offset]) => ({ widget: gm[key], quantity: 'draw',
+          note: (i, j, s) => [`${sym}[${i},${j}]`, 'provDraw', { seed: s.seed + offset }, true] })),
         { widget: probe, quantity: 'change', at: (i, j) => [0, i, j], fn: 'futureProbe', inputs: (s) => ({ ...probeOf(s, ctx.core), causal: s.causal, t: s.t, seed: s.seed }) },
         { widget: drop, quantity: 'out', at: (i, j) => [0, i, j], fn: 'dropout',
           inputs: (s) => { const { q, k, v } = qkvOf(s, ctx.core); return { x: ctx.core.sdpa(q, k, v, { causal: s.causal }).weights, p: s.p, training: s.training, seed: s.seed }; } },

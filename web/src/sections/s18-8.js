@@ -411,7 +411,10 @@ export default {
       targets: [{ quantity: 'weights', widget: block.a, at: (i, j) => [i, j] }, { quantity: 'scores', widget: block.s, at: (i, j) => [i, j] },
         // A[t, j] of a small map: its layer's trace, its head (only the map itself is drawn of its inputs)
         ...[...mapWidgets.values()].map(({ w, l, hd }) => ({ quantity: 'weights', widget: w, at: (i, j) => [i, j], sources: { weights: w },
-          inputs: () => { const tr = mapTrace(l); return { q: headOf(tr, 'q', hd), k: headOf(tr, 'k', hd), v: headOf(tr, 'v', hd), causal: live.config.causal }; } }))],
+          inputs: () => { const tr = mapTrace(l); return { q: headOf(tr, 'q', hd), k: headOf(tr, 'k', hd), v: headOf(tr, 'v', hd), causal: live.config.causal }; } })),
+        // the mask's map shows 1 where M is 0 (allowed) and 0 where M is −∞
+        { quantity: 'mask', widget: block.mask, note: (i, j, st, shown) => [`M[${i},${j}] = ${shown === 0 ? '−∞' : '0'}`, 'provMaskCell'] }],
+      plain: Object.entries(block).filter(([key]) => !['a', 's', 'mask'].includes(key)).map(([, w]) => w),
       scale: (e) => ({ sym: '· 1/√hs', num: `· 1/√${e.terms.length}` }) });
     const provNote = h('p.note.block-prov', {}, t('blockProv'));
     steps.extra.append(provNote, prov.el);

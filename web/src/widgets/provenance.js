@@ -10,9 +10,12 @@
 //
 // A section declares, once:
 //   provenance({ lang, core, fn, inputs(state) -> explain's opts, sources: {name: widget | (head) => widget},
-//                targets: [{widget, quantity, at(i, j) -> index, fn?, inputs?, sources?, when?(state)}], symbols?, scale?(e) -> {sym, num} })
+//                targets: [{widget, quantity, at(i, j) -> index, fn?, inputs?, sources?, when?(state)}
+//                          | {widget, quantity, note(i, j, state, value) -> [formula, string key, params, withValue]}],
+//                plain?: [widget] (figures with nothing to explain: pointing there clears the panel), symbols?, scale?(e) -> {sym, num} })
+// A note target is a number that is not computed (a seeded draw, the mask): the panel says so in one line.
 // names: x, memory, wq, wk, wv, q, k, v, scores, weights, out, mask (the function's inputs and results);
-// 18.5 adds pe (the position table), px (P X + PE) and attnX (attn(X + PE)), 18.7 G (∂L/∂Y).
+// 18.5 adds pe (the position table P), px (Π X + P) and attnX (attn(X + P)), 18.7 G (∂L/∂Y).
 import { h, setAttr } from './dom.js';
 import { fmt } from '../format.js';
 import { makeT } from '../i18n.js';
@@ -31,19 +34,24 @@ export const strings = {
     provShowLess: '只显示首尾几项',
     provTerm: '第 {n} 项',
     provPairwise: '内核的相加顺序：偶数项和奇数项各自累加，最后两路相加，再乘以缩放因子；按这个顺序，结果与格子里的数逐位相同（从左到右逐项相加，末位可能不同）。',
-    provSinusoidCols: '偶数列 2i 取 sin，奇数列 2i+1 取 cos；这里 2i = {pair}，C = {width}。',
-    provLearned: '学习式位置表第 {t} 行第 {c} 列：建表时从 N(0, 1) 抽出的一个数（没有训练过的表；训练会改变它），不经过任何运算。',
-    provCopy: '只是搬运，没有运算：P · attn 的第 {t} 行取 attn(X + PE) 的第 perm[{t}] = {row} 行。那个格子本身是这样算出来的：',
+    provSinusoidCols: '正弦表是位置表 P 的一种选法：偶数列 2i 取 sin，奇数列 2i+1 取 cos；这里 2i = {pair}，C = {width}。',
+    provLearned: '学习式位置表 P 第 {t} 行（P_{t}）第 {c} 列：建表时从 N(0, 1) 抽出的一个数（没有训练过的表；训练会改变它），不经过任何运算。',
+    provCopy: '只是搬运，没有运算：Π · attn 的第 {t} 行取 attn(X + P) 的第 π({t}) = {row} 行。那个格子本身是这样算出来的：',
     provHiddenAV: 'A 和 V 是这次注意力（输入 {input}）的权重和值，本节没有画出来。',
     provRowsOutlined: '被描边、编号的是每一项来自的输入行 j。',
-    provAbsDiff: 'out′ 是把位置 t 之后的输入改掉（每个数加上 1 + 一个随机数）后重新算出的输出；有遮罩时，前缀行（≤ t）看不到改动的部分，差严格为 0。',
+    provAbsDiff: 'out′ 是把位置 t 之后的输入改掉（每个数加上 1 + 一个随机数）后重新算出的输出。',
+    provAbsDiffMasked: '有遮罩：前缀行（≤ t）看不到改动的部分，差严格为 0。',
+    provAbsDiffUnmasked: '遮罩关着：每一行（包括前缀 ≤ t）都看得到改动的部分，前缀的差一般不为 0。',
     provDropKept: '保留（u ≥ p）',
     provDropDropped: '丢弃（u < p）',
     provDropDraw: 'u = {u}：这个位置的均匀随机数；p = {p}',
     provDropEval: '评估模式（或 p = 0）：dropout 是恒等映射，原样不变。',
-    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·缩放，其中 dA[t,j] = G[t]·V[j]，G = ∂L/∂Y（L = Σ Y·G，G 是随机张量）：',
-    provGradOrder: '内核的相加顺序：按 {src} 从小到大逐项累加（dS 恰好为 0 的项跳过，不影响结果）。',
+    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale，其中 dA[t,j] = G[t]·V[j]，G = ∂L/∂Y（L = Σ Y·G，G 是随机张量），scale = 1/√d = 1/√{d} = {scale}。每一项自己的格子（A[t,j]、另一个因子，以及只属于这一项的 G 或 V 的一行）带项号描边；各项共用的格子（Σₗ 用到的 A 第 t 行和 V 的各行，以及所有项共用的 G 或 V 的一行）也被描边，不带项号：',
+    provGradOrder: '内核的相加顺序：按 {src} 从小到大逐项累加。',
+    provGradSkip: 'dS 恰好为 0 的项跳过，不影响结果。',
     provNumeric: '数值梯度（gradcheck 的中心差分，h = {h}）：',
+    provDraw: '这是输入，不是算出来的：内核的 randn 用种子 {seed} 从 N(0, 1) 抽出的一个数，不经过任何运算。',
+    provMaskCell: 'j ≤ t 时 M[t,j] = 0，否则为 −∞（关掉因果遮罩则全为 0）：只由位置决定，不依赖数据。这张图里 1 表示 M 为 0（可以看），0 表示 M 为 −∞（被屏蔽）。',
     provNumericNote: '解析值与数值差分只差截断和舍入误差；gradcheck 要求 |解析 − 数值| ≤ 1e-5 + 1e-3·|数值|。',
   },
   en: {
@@ -59,19 +67,24 @@ export const strings = {
     provShowLess: 'Show the first and last terms only',
     provTerm: 'term {n}',
     provPairwise: 'The core\'s order: the even-numbered and the odd-numbered terms are added in two running sums, which are then added and multiplied by the scale; in that order the result is the cell\'s number bit for bit (adding left to right may differ in the last digit).',
-    provSinusoidCols: 'An even column 2i takes the sine, an odd column 2i+1 the cosine; here 2i = {pair} and C = {width}.',
-    provLearned: 'Row {t}, column {c} of the learned position table: a number drawn from N(0, 1) when the table was made (an untrained table; training would change it). No arithmetic.',
-    provCopy: 'A copy, no arithmetic: row {t} of P · attn takes row perm[{t}] = {row} of attn(X + PE). That cell itself was computed like this:',
+    provSinusoidCols: 'The sinusoid is one choice of the position table P: an even column 2i takes the sine, an odd column 2i+1 the cosine; here 2i = {pair} and C = {width}.',
+    provLearned: 'Row {t} (P_{t}), column {c} of the learned position table P: a number drawn from N(0, 1) when the table was made (an untrained table; training would change it). No arithmetic.',
+    provCopy: 'A copy, no arithmetic: row {t} of Π · attn takes row π({t}) = {row} of attn(X + P). That cell itself was computed like this:',
     provHiddenAV: 'A and V are this attention\'s weights and values (input {input}), not drawn in this section.',
     provRowsOutlined: 'Each term\'s input row j is outlined and numbered.',
-    provAbsDiff: 'out′ is the output computed again after the input past position t was changed (each entry moved by 1 + a random draw); with the mask the prefix rows (≤ t) cannot see the change, and the difference is exactly 0.',
+    provAbsDiff: 'out′ is the output computed again after the input past position t was changed (each entry moved by 1 + a random draw).',
+    provAbsDiffMasked: 'With the mask, the prefix rows (≤ t) cannot see the change, and their difference is exactly 0.',
+    provAbsDiffUnmasked: 'The mask is off: every row, the prefix (≤ t) too, sees the changed input, so the prefix\'s difference is in general not 0.',
     provDropKept: 'kept (u ≥ p)',
     provDropDropped: 'dropped (u < p)',
     provDropDraw: 'u = {u}: this entry\'s uniform random draw; p = {p}',
     provDropEval: 'Evaluation (or p = 0): dropout is the identity and changes nothing.',
-    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale, where dA[t,j] = G[t]·V[j] and G = ∂L/∂Y (L = Σ Y·G, G a random tensor):',
-    provGradOrder: 'The core\'s order: the terms are added one by one, {src} from the smallest (a term whose dS is exactly 0 is skipped, which changes nothing).',
+    provGradDs: 'dS[t,j] = A[t,j]·(dA[t,j] − Σₗ A[t,l]·dA[t,l])·scale, where dA[t,j] = G[t]·V[j], G = ∂L/∂Y (L = Σ Y·G, G a random tensor) and scale = 1/√d = 1/√{d} = {scale}. Each term\'s own cells (A[t,j], the other factor, and the row of G or V that only this term reads) are outlined with its number; the cells the terms share (row t of A and the rows of V in the sum over l, and a row of G or V read by every term) are outlined without one:',
+    provGradOrder: 'The core\'s order: the terms are added one by one, {src} from the smallest.',
+    provGradSkip: 'A term whose dS is exactly 0 is skipped, which changes nothing.',
     provNumeric: 'Numerical gradient (gradcheck\'s central difference, h = {h}):',
+    provDraw: 'An input, not computed: a draw from N(0, 1) by the core\'s randn with seed {seed}. No arithmetic.',
+    provMaskCell: 'M[t,j] = 0 if j ≤ t, −∞ otherwise (with the causal mask off, all 0): fixed by the positions, not computed from the data. This map shows 1 where M is 0 (may be seen) and 0 where M is −∞ (blocked).',
     provNumericNote: 'The analytic and the numerical value differ only by truncation and rounding; gradcheck asks |analytic − numerical| ≤ 1e-5 + 1e-3·|numerical|.',
   },
 };
@@ -121,27 +134,28 @@ const RULES = {
   },
 };
 
-// 18.5: the position table, P X + PE, and the attention outputs before and after the shuffle
+// 18.5: the position table P (row t is P_t), Π X + P (Π the permutation, row t of Π X is row π(t)
+// of X), and the attention outputs before and after the shuffle
 Object.assign(RULES, {
-  'positions:out': { cell: (at) => `PE[${at[0]},${at[1]}]`, refs: () => [] },
+  'positions:out': { cell: (at) => `P[${at[0]},${at[1]}]`, refs: () => [] },
   'permutationCheck:permutedInput': {
-    cell: (at) => `(P X + PE)[${at[1]},${at[2]}]`,
-    formula: (at, e) => `X[perm[${at[1]}],${at[2]}] + PE[${at[1]},${at[2]}] = X[${e.source[0]},${at[2]}] + PE[${at[1]},${at[2]}]`,
+    cell: (at) => `(Π X + P)[${at[1]},${at[2]}]`,
+    formula: (at, e) => `X[π(${at[1]}),${at[2]}] + P[${at[1]},${at[2]}] = X[${e.source[0]},${at[2]}] + P[${at[1]},${at[2]}]`,
     refs: (at, e, k) => [k === 0 ? ['x', e.source[0], at[2]] : ['pe', at[1], at[2]]],
   },
   // an output sum over the rows of its input: each term's whole input row is outlined
-  'permutationCheck:out': attnOut('attn(X + PE)', 'X + PE', (j, c) => [['x', j, c], ['pe', j, c]]),
-  'permutationCheck:outOfPermuted': attnOut('attn(P X + PE)', 'P X + PE', (j, c) => [['px', j, c]]),
+  'permutationCheck:out': attnOut('attn(X + P)', 'X + P', (j, c) => [['x', j, c], ['pe', j, c]]),
+  'permutationCheck:outOfPermuted': attnOut('attn(Π X + P)', 'Π X + P', (j, c) => [['px', j, c]]),
   'permutationCheck:permutedOut': {
-    cell: (at) => `(P·attn(X + PE))[${at[1]},${at[2]}]`,
-    copy: (at, e) => `attn(X + PE)[perm[${at[1]}],${at[2]}] = attn(X + PE)[${e.from[1]},${e.from[2]}]`,
+    cell: (at) => `(Π·attn(X + P))[${at[1]},${at[2]}]`,
+    copy: (at, e) => `attn(X + P)[π(${at[1]}),${at[2]}] = attn(X + P)[${e.from[1]},${e.from[2]}]`,
     refs: (at, e) => [['attnX', e.from[1], e.from[2]]],
     then: (at, e) => ({ quantity: 'out', at: e.from }),   // that cell's own sum
   },
   // 18.7: gradcheck's analytic gradients (L = Σ Y·G), the future probe, dropout
-  'gradcheck:dq': grad('∂L/∂Q', (at) => `Σⱼ dS[${at[1]},j]·K[j,${at[2]}]`, 'j', (at, k) => [at[1], k], (at, k) => ['k', k, at[2]]),
-  'gradcheck:dk': grad('∂L/∂K', (at) => `Σₜ dS[t,${at[1]}]·Q[t,${at[2]}]`, 't', (at, k) => [k, at[1]], (at, k) => ['q', k, at[2]]),
-  'gradcheck:dv': grad('∂L/∂V', (at) => `Σₜ A[t,${at[1]}]·G[t,${at[2]}]`, 't', (at, k) => [k, at[1]], (at, k) => ['G', k, at[2]]),
+  'gradcheck:dq': grad('∂L/∂Q', (at) => `Σⱼ dS[${at[1]},j]·K[j,${at[2]}]`, 'j', (at, k) => [at[1], k], (at, k) => ['k', k, at[2]], true),
+  'gradcheck:dk': grad('∂L/∂K', (at) => `Σₜ dS[t,${at[1]}]·Q[t,${at[2]}]`, 't', (at, k) => [k, at[1]], (at, k) => ['q', k, at[2]], true),
+  'gradcheck:dv': grad('∂L/∂V', (at) => `Σₜ A[t,${at[1]}]·G[t,${at[2]}]`, 't', (at, k) => [k, at[1]], (at, k) => ['G', k, at[2]], false),
   'futureProbe:change': {
     cell: (at) => `|Δout|[${at[1]},${at[2]}]`,
     formula: (at) => `|out′[${at[1]},${at[2]}] − out[${at[1]},${at[2]}]|`,
@@ -163,13 +177,24 @@ function attnOut(name, input, rowRefs) {
   };
 }
 // the gradient of one entry: its name, formula, the summed index, the (t, j) of each term's dS
-// (its weight A[t, j] is outlined), and the other factor's cell
-function grad(sym, formula, src, tj, other) {
+// (its weight A[t, j] is outlined), the other factor's cell, and whether the terms go through dS.
+// dS[t, j] reads G's row t and V's row j (dA[t, j] = G[t]·V[j]), and through Σₗ A[t,l]·dA[t,l]
+// every visible l of A's row t and V's rows: those are outlined too, the ones every term shares
+// (and the sum's) without a term's number
+function grad(sym, formula, src, tj, other, ds) {
   return {
     cell: (at) => `${sym}[${at[1]},${at[2]}]`,
     formula,
-    refs: (at, e, k) => [['weights', ...tj(at, e.source[k])], other(at, e.source[k])],
-    grad: { sym, src, tj },
+    refs: (at, e, k, dim, hd, state, ins) => {
+      const [t, j] = tj(at, e.source[k]);
+      if (!ds) return [['weights', t, j], other(at, e.source[k])];
+      const cols = [...Array(ins.v.shape.at(-1)).keys()];
+      const visible = ins.causal ? t + 1 : ins.k.shape.at(-2);
+      const sum = [...Array(visible).keys()].flatMap((l) => [['weights', t, l, null, true], ...cols.map((c) => ['v', l, c, null, true])]);
+      return [...sum, ['weights', t, j], other(at, e.source[k]),
+        ...cols.flatMap((c) => [['G', t, c, null, src === 'j'], ['v', j, c, null, src === 't']])];
+    },
+    grad: { sym, src, tj, ds },
   };
 }
 
@@ -208,7 +233,7 @@ function output(where) {
   };
 }
 
-export function provenance({ lang, core, fn, inputs, sources, targets, symbols = {}, scale = null, outHead = null, softmaxDim = null }) {
+export function provenance({ lang, core, fn, inputs, sources, targets, plain = [], symbols = {}, scale = null, outHead = null, softmaxDim = null }) {
   const t = makeT(lang, strings, {});
   const title = h('p.prov-title', {}, h('strong', {}, t('provTitle')));
   const body = h('div.prov-body', {}, h('p.prov-hint', {}, t('provHint')));
@@ -217,6 +242,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
   let marked = [];       // elements carrying highlight attributes
   let current = null;    // {target, quantity, at, i, j}
   let expanded = false;
+  let inputsNow = null;  // explain's inputs for the cell shown
 
   // a source: a widget, {widget, swap() -> true when it shows the matrix transposed}, or (head) => either
   const sourceOf = (name, head) => {
@@ -274,9 +300,10 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     const { src, tj } = r.grad, n = e.terms.length;
     const ds = (k) => { const [tt, jj] = tj(at, e.source[k]); return h('li', {}, coloured(k, `dS[${tt},${jj}] = `, paren(fmt(e.gradWeight[k])), '·(',
       paren(fmt(e.gradDweight[k])), ' − ', paren(fmt(e.gradRowdot[k])), ')·', fmt(e.gradScale), ' = ', num(e.left[k], 'prov-ds'))); };
+    if (!r.grad.ds) return [];
     return [
-      e.gradWeight ? h('p.prov-note', {}, t('provGradDs')) : null,
-      e.gradWeight ? h('ul.prov-terms', {}, shown(n).map((k) => (k === null ? h('li', {}, '…') : ds(k)))) : null,
+      h('p.prov-note.prov-grad-ds', {}, t('provGradDs', { d: inputsNow.q.shape.at(-1), scale: fmt(e.gradScale, 4) })),
+      h('ul.prov-terms', {}, shown(n).map((k) => (k === null ? h('li', {}, '…') : ds(k)))),
     ];
   }
   function numericLines(r, at, e) {
@@ -295,17 +322,19 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     const lhs = r.cell(at, symbols);
     const scaleText = e.scale !== 1 ? (scale?.(e) ?? { sym: `· ${fmt(e.scale)}`, num: `· ${fmt(e.scale)}` }) : null;
     const sym = [lhs, ' = ', r.formula(at, e, symbols), scaleText ? ` ${scaleText.sym}` : ''];
-    const product = (k) => coloured(k, e.right.length ? [paren(fmt(e.left[k])), '·', paren(fmt(e.right[k]))] : fmt(e.left[k]));
+    const product = (k) => coloured(k, e.right.length ? [paren(fmt(e.left[k])), '·', paren(fmt(e.right[k]))] : k ? paren(fmt(e.left[k])) : fmt(e.left[k]));
     const sumText = n ? joined(n, product) : ['0'];
+    // one bare term that already reads as the value: no "= v = v"
+    const bare = n === 1 && !e.right.length && !scaleText && e.divisor === 1 && fmt(e.left[0]) === fmt(e.value);
     const wrapped = scaleText || e.divisor !== 1 ? ['(', ...sumText, ')'] : sumText;
     const tail = scaleText ? ` ${scaleText.num}` : e.divisor !== 1 ? ` / ${e.divisor}` : '';
     return [
       h('p.prov-formula', {}, sym),
       ...(r.grad ? gradLines(r, at, e) : []),
-      h('p.prov-numbers', {}, '= ', wrapped, tail, ' = ', num(e.value, 'prov-value')),
+      h('p.prov-numbers', {}, '= ', ...(bare ? [coloured(0, num(e.value, 'prov-value'))] : [wrapped, tail, ' = ', num(e.value, 'prov-value')])),
       toggle(n),
       e.pairwise ? h('p.prov-order', {}, t('provPairwise')) : null,
-      r.grad ? h('p.prov-order', {}, t('provGradOrder', { src: r.grad.src })) : null,
+      r.grad ? h('p.prov-order', {}, t('provGradOrder', { src: r.grad.src }), r.grad.ds ? `${lang === 'zh' ? '' : ' '}${t('provGradSkip')}` : '') : null,
       ...numericLines(r, at, e),
       r.note ? h('p.prov-note', {}, t(r.note[0], r.note[1]), nested ? '' : ` ${t('provRowsOutlined')}`) : null,
     ];
@@ -316,6 +345,8 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     const lhs = r.cell(at, symbols);
     const value = num(e.value, 'prov-value');
     const term = (k, v) => coloured(k, paren(fmt(v)));
+    // a step that already reads as the value ends the line with it: no "(−2.772) = −2.772"
+    const last = (v) => (fmt(v) === fmt(e.value) ? [coloured(0, value)] : [term(0, v), ' = ', value]);
     if (e.kind === 'sinusoid') {
       const f = e.cosine ? 'cos' : 'sin';
       return [
@@ -328,15 +359,15 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     if (e.kind === 'copy' && !r.copy)   // the learned position table
       return [h('p.prov-formula', {}, `${lhs} = `, value), h('p.prov-note', {}, t('provLearned', { t: at[0], c: at[1] }))];
     if (e.kind === 'copy')
-      return [h('p.prov-formula', {}, `${lhs} = ${r.copy(at, e)} = `, term(0, e.left[0]), ' = ', value),
+      return [h('p.prov-formula', {}, `${lhs} = ${r.copy(at, e)} = `, ...last(e.left[0])),
         h('p.prov-note', {}, t('provCopy', { t: at.at(-2), row: e.from.at(-2) }))];
     if (e.kind === 'absdiff')
       return [h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)}`),
         h('p.prov-numbers', {}, '= |', paren(fmt(e.left[0])), ' − ', paren(fmt(e.left[1])), '| = ', value),
-        h('p.prov-note', {}, t('provAbsDiff'))];
+        h('p.prov-note', {}, t('provAbsDiff'), lang === 'zh' ? '' : ' ', t(inputsNow.causal ? 'provAbsDiffMasked' : 'provAbsDiffUnmasked'))];
     // dropout
     if (!e.training)
-      return [h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)} = `, term(0, e.left[0]), ' = ', value), h('p.prov-note', {}, t('provDropEval'))];
+      return [h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)} = `, ...last(e.left[0])), h('p.prov-note', {}, t('provDropEval'))];
     return [
       h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)} / (1 − p)  (u ≥ p),  0  (u < p)`),
       h('p.prov-note', {}, t('provDropDraw', { u: fmt(e.draw, 4), p: fmt(e.p, 2) }), h('span.prov-draw', { 'data-value': String(e.draw) })),
@@ -364,26 +395,54 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
     return out;
   }
 
+  // beside the figure pointed at, so that it never covers the cell: after its row, or on a phone
+  // (figures stacked) right after the figure
+  function place(target, panel, quantity, at) {
+    body.replaceChildren(...panel.filter(Boolean));
+    el.dataset.quantity = quantity;
+    el.dataset.at = at.join(',');
+    const narrow = window.matchMedia?.('(max-width: 700px)').matches;
+    const host = (!narrow && target.widget.el.closest('.row')) || target.widget.el;
+    if (el.previousElementSibling !== host) host.after(el);
+  }
+  // back to the hint, nothing outlined: a cell with nothing to explain never keeps another's
+  function reset() {
+    clear();
+    body.replaceChildren(h('p.prov-hint', {}, t('provHint')));
+    delete el.dataset.quantity;
+    delete el.dataset.at;
+  }
+
   function render() {
     clear();
     if (!current || !state) return;
     const { target, quantity, at, i, j } = current;
+    if (target.note) {   // a number that is not computed (a seeded draw, the mask): one line on where it comes from
+      const td = target.widget.cell?.(i, j);
+      mark(cellIn(target.widget, i, j), 'target');
+      const [lhs, key, params, withValue] = target.note(i, j, state, td ? Number(td.dataset.value) : NaN);
+      const formula = withValue && td ? [`${lhs} = `, num(Number(td.dataset.value), 'prov-value')] : [lhs];
+      place(target, [h('p.prov-formula', {}, ...formula), h('p.prov-note', {}, t(key, params))], quantity, at);
+      return;
+    }
     const tfn = target.fn ?? fn;
     const r = RULES[`${tfn}:${quantity}`];
-    let e;
+    let e, ins;
     try {
-      e = core.explain(tfn, quantity, at, (target.inputs ?? inputs)(state));
+      ins = inputsNow = (target.inputs ?? inputs)(state);
+    e = core.explain(tfn, quantity, at, ins);
     } catch {
-      return;   // the section's own status line already explains a core error
+      reset();   // the section's own status line already explains a core error
+      return;
     }
     const dim = softmaxDim?.(state, at) ?? at.length - 1;
     const hd = r.head?.(at) ?? outHead?.(at, e) ?? target.head ?? null;
     mark(cellIn(target.widget, i, j), 'target');
     const nTerms = e.kind === 'sum' ? e.terms.length : e.kind === 'softmax' ? e.scores.length : 1;
     for (let k = 0; k < nTerms; k++)
-      for (const [name, row, col, head] of r.refs(at, e, k, dim, hd, state)) {
+      for (const [name, row, col, head, shared] of r.refs(at, e, k, dim, hd, state, ins)) {   // shared: an input of every term
         const masked = e.kind === 'softmax' && e.masked[k];
-        mark(cellOf(name, row, col, head ?? hd), masked ? 'masked' : 'in', k);
+        mark(cellOf(name, row, col, head ?? hd), masked ? 'masked' : 'in', shared ? undefined : k);
         if (e.kind === 'softmax') mark(cellOf('mask', row, col, head ?? hd), masked ? 'masked' : 'in', k);
       }
     for (const [w, list] of outlined) w.outline(list);
@@ -394,19 +453,12 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
       const e2 = core.explain(tfn, next.quantity, next.at, (target.inputs ?? inputs)(state));
       panel.push(h('div.prov-then', { 'data-quantity': next.quantity, 'data-at': next.at.join(',') }, sumPanel(RULES[`${tfn}:${next.quantity}`], next.at, e2, true).filter(Boolean)));
     }
-    body.replaceChildren(...panel.filter(Boolean));
-    el.dataset.quantity = quantity;
-    el.dataset.at = at.join(',');
-    // beside the figure pointed at, so that it never covers the cell: after its row, or on a phone
-    // (figures stacked) right after the figure
-    const narrow = window.matchMedia?.('(max-width: 700px)').matches;
-    const host = (!narrow && target.widget.el.closest('.row')) || target.widget.el;
-    if (el.previousElementSibling !== host) host.after(el);
+    place(target, panel, quantity, at);
   }
 
   function point(target, i, j) {
-    if (target.when && !target.when(state)) return;
-    const at = target.at(i, j);
+    if (target.when && !target.when(state)) { current = null; reset(); return; }
+    const at = target.at?.(i, j) ?? [i, j];
     if (current && current.target === target && current.i === i && current.j === j) return;
     current = { target, quantity: target.quantity, at, i, j };
     expanded = false;
@@ -435,10 +487,16 @@ export function provenance({ lang, core, fn, inputs, sources, targets, symbols =
       const p = cellPos(ev.target.closest('td'));
       if (!p) return;
       const d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[ev.key];
-      if (ev.key === 'Escape') { current = null; clear(); return; }
+      if (ev.key === 'Escape') { current = null; reset(); return; }
       const next = d && target.widget.cell?.(p[0] + d[0], p[1] + d[1]);
       if (next) { ev.preventDefault(); next.focus(); }
     });
+  }
+
+  // figures of the section with nothing to explain: pointing at one of their cells clears the panel
+  for (const w of plain) {
+    const clearOn = (ev) => { if (current && ev.target.closest?.('tbody td')) { current = null; reset(); } };
+    for (const type of ['mouseover', 'click', 'focusin']) w.el.addEventListener(type, clearOn);
   }
 
   /** After each paint: cells are focusable (one tab stop per table, arrows move), the panel follows the new numbers. */
