@@ -241,7 +241,8 @@ function tabStops() {
   const groups = new Set();
   const stops = [];
   for (const el of document.querySelectorAll(sel)) {
-    if (el.disabled || el.tabIndex < 0 || !shown(el)) continue;
+    // the provenance panel is rebuilt (and moved) for each cell explained: its buttons are not fixed stops
+    if (el.disabled || el.tabIndex < 0 || !shown(el) || el.closest('div.provenance')) continue;
     if (el.type === 'radio') {
       const group = [...document.getElementsByName(el.name)].filter(shown);
       if (groups.has(el.name)) continue;
@@ -268,7 +269,7 @@ function focusRing() {
     const bg = getComputedStyle(a).backgroundColor;
     if (!/rgba\(.*, 0\)$|transparent/.test(bg)) { around = bg; break; }
   }
-  return { tab: el.dataset.tab ?? null, what: `${el.tagName.toLowerCase()}${el.dataset.name ? `[${el.dataset.name}]` : ''} "${(el.getAttribute('aria-label') ?? el.textContent).trim().slice(0, 30)}"`,
+  return { tab: el.dataset.tab ?? null, inPanel: !!el.closest('div.provenance'), what: `${el.tagName.toLowerCase()}${el.dataset.name ? `[${el.dataset.name}]` : ''} "${(el.getAttribute('aria-label') ?? el.textContent).trim().slice(0, 30)}"`,
     style: cs.outlineStyle, width: parseFloat(cs.outlineWidth), colour: cs.outlineColor, around, focusVisible: el.matches(':focus-visible') };
 }
 
@@ -298,6 +299,7 @@ test('keyboard (en): Tab reaches every control once, in document order, each wit
     if (k === 0) await page.evaluate(() => document.querySelector('[data-tab="0"]').focus());
     else await page.keyboard.press('Tab');
     const f = await page.evaluate(focusRing);
+    if (f.inPanel && f.tab === null) { k -= 1; continue; }   // a button of the explanation the cell just focused opened (18.8's maps: "Show all")
     seen.push(f.tab === null ? `outside: ${f.what}` : Number(f.tab));
     if (f.tab === null) continue;
     const problem = !f.focusVisible ? 'not :focus-visible' : f.style === 'none' ? 'no outline' : f.width < 2 ? `outline ${f.width} px`

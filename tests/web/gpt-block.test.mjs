@@ -215,3 +215,58 @@ for (const lang of ['zh', 'en']) {
     await page.close();
   });
 }
+
+// §1 for the small maps: each map's cell explained by its own layer's trace (asked of the worker when pointed at)
+test('18.8: pointing at a cell of a small attention map explains it with its layer\'s trace, bit for bit; another layer switches the trace', async () => {
+  const { page, errors, s8 } = await open('?lang=en&s8.source=shipped&s8.seed=3');   // the default sentence
+  const text = 'the cat sat on the mat', n = [...text].length;
+  assert.equal(await s8.locator('input[data-name="probe"]').inputValue(), text);
+  await page.waitForSelector(`${S8} [data-name="attn-1-3"] tbody tr`, { timeout: 30000 });
+  const p = s8.locator('div.provenance');
+  const cell = (name, t, j) => fig(s8, name).locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(j);
+  // the panel shows this map's cell: placed below the map's row (the layer), with the cell's index
+  const explains = (name, t, j) => page.waitForFunction(([sel, name, at]) => {
+    const el = document.querySelector(`${sel} div.provenance`);
+    return !el.hidden && el.dataset.at === at && el.previousElementSibling?.contains(document.querySelector(`${sel} [data-name="${name}"]`));
+  }, [S8, name, `${t},${j}`], { timeout: 15000 });
+  async function hover(name, t, j) {
+    for (let tries = 0; ; tries++) {
+      await cell(name, t, j).hover();
+      try { await explains(name, t, j); return; } catch (e) { if (tries >= 3) throw e; }   // hover again if the panel's move shifted the cell
+    }
+  }
+  const at = (x, ...i) => { let k = 0; for (let d = 0; d < i.length; d++) k = k * x.shape[d] + i[d]; return x.data[k]; };
+  const head = (tr, name, hd) => { const [, T, hs] = tr[name].shape; return { shape: [T, hs], data: tr[name].data.slice(hd * T * hs, (hd + 1) * T * hs) }; };
+  async function check(name, layer, hd, t, j) {
+    const tr = reference.blockTrace(text, { layer });
+    const value = await p.locator('.prov-value').getAttribute('data-value');
+    assert.equal(value, await cell(name, t, j).getAttribute('data-value'), `${name}: the panel's last number is the cell`);
+    assert.ok(Object.is(Number(value), at(tr.weights, hd, t, j)), `${name}: the value is the core's A[${hd}, ${t}, ${j}] of layer ${layer}`);
+    const e = core.explain('sdpa', 'weights', [t, j], { q: head(tr, 'q', hd), k: head(tr, 'k', hd), v: head(tr, 'v', hd), causal: true });
+    assert.ok(Object.is(e.value, Number(value)));
+    if (await p.locator('button.prov-more[aria-expanded="false"]').count()) await p.locator('button.prov-more').click();   // T = 22 terms
+    assert.ok(Object.is(Number(await p.locator('.prov-den').getAttribute('data-value')), e.denominator), `${name}: the denominator`);
+    assert.ok(Object.is(Number(await p.locator('.prov-max-value').getAttribute('data-value')), e.max), `${name}: the max`);
+    const exps = await p.locator('.prov-exp').evaluateAll((els) => els.map((x) => Number(x.dataset.value)));
+    assert.deepEqual(exps, e.exps.slice(0, t + 1), `${name}: every exp`);
+    assert.equal(await p.locator('.prov-terms li.masked').count(), n - t - 1, 'the masked scores: −∞ → 0');
+    assert.match(await p.locator('.prov-formula').textContent(), new RegExp(`A\\[${t},${j}\\] = exp\\(S\\[${t},${j}\\] − m\\)`));
+    // the cell pointed at is outlined as the target (the scores of a small map are not drawn)
+    const outlined = await s8.locator('[data-prov]').evaluateAll((cs) => cs.map((td) => `${td.closest('figure').dataset.name}:${td.closest('tr').sectionRowIndex},${td.cellIndex - 1}:${td.dataset.prov}`));
+    assert.deepEqual(outlined, [`${name}:${t},${j}:target`]);
+  }
+  await hover('attn-1-2', 7, 3);
+  await check('attn-1-2', 1, 2, 7, 3);
+  // keyboard: focus a cell, the arrows move along the map and the panel follows
+  await cell('attn-1-2', 7, 3).focus();
+  await page.keyboard.press('ArrowDown');
+  await explains('attn-1-2', 8, 3);
+  await check('attn-1-2', 1, 2, 8, 3);
+  // layer 0, then back to layer 1 at another head: the trace of the map's own layer each time
+  await hover('attn-0-0', 12, 5);
+  await check('attn-0-0', 0, 0, 12, 5);
+  await hover('attn-1-3', 20, 19);
+  await check('attn-1-3', 1, 3, 20, 19);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

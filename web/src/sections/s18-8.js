@@ -67,7 +67,7 @@ const strings = {
     sample: '模型续写', samplePrompt: '开头', resample: '重新采样', notStarted: '点“开始训练”。模型在后台线程里训练，页面不会卡。', workerFailed: '训练线程没能启动：{message}',
     sampleWaiting: '训练开始后，模型每隔一段时间从这个开头续写一段文字。',
     probe: '检查用的句子', attnTitle: '第 {l} 层第 {h} 个头', futureT: '比较到位置 t（改动 t 之后的字符）',
-    attnAxes: '注意力图：两条轴上都是句子里的字；每行加起来等于 1。把鼠标停在格子上，可以看到哪个字看哪个字、权重多少。',
+    attnAxes: '注意力图：两条轴上都是句子里的字；每行加起来等于 1。在格子上停留（或点按、用 Tab 聚焦后按方向键）：提示告诉你哪个字看哪个字、权重多少，这一层下面的面板列出内核怎样算出这个权重：这一行的分数和遮罩、最大值、每一个 exp、分母。',
     attends: '“{a}”看“{b}”：{v}',
     future: '改动未来字符后，每个位置 logits 的最大变化', prefix: '前缀 (≤ t) 最大变化', exact: '严格为 0：完整的两层模型也看不到未来。',
     leak: '前缀变了：没有遮罩，未来的字符漏进了前面位置的输出。',
@@ -113,7 +113,7 @@ const strings = {
     sample: 'The model writes', samplePrompt: 'Prompt', resample: 'Sample again', notStarted: 'Press “Start training”. The model trains in a background thread; the page stays responsive.', workerFailed: 'The training thread could not start: {message}',
     sampleWaiting: 'Once training runs, the model continues this prompt every so often.',
     probe: 'Sentence to inspect', attnTitle: 'Layer {l}, head {h}', futureT: 'Compare up to position t (the characters after t change)',
-    attnAxes: 'Attention maps, with the sentence on both axes; each row sums to 1. Hover a cell to read which character attends to which, and how much.',
+    attnAxes: 'Attention maps, with the sentence on both axes; each row sums to 1. Hover a cell (or tap it, or Tab to a map and use the arrow keys) to read which character attends to which, and how much; a panel below that layer shows how the core computed the weight: the row\'s scores with the mask, their maximum, every exp and the denominator.',
     attends: "'{a}' attends to '{b}': {v}",
     future: 'Largest change of the logits at each position after changing the future characters', prefix: 'max change in the prefix (≤ t)', exact: 'Exactly 0: the whole two-layer model cannot see the future either.',
     leak: 'The prefix moved: without the mask, future characters leak into earlier outputs.',
@@ -186,7 +186,7 @@ export default {
     const history = new LossHistory();
     // what the worker has told us so far; `v` counts changes so paint() redraws only what changed
     const live = { config: null, vocab: null, progress: null, sample: '', attention: null, future: null, trace: null, error: null,
-      ready: false, running: false, wantRun: false, pending: 0, loadingText: false, v: { history: 0, sample: 0, attention: 0, future: 0, trace: 0 } };
+      ready: false, running: false, wantRun: false, pending: 0, loadingText: false, v: { history: 0, sample: 0, attention: 0, future: 0, trace: 0, mapTrace: 0 } };
     const painted = {};
     let worker = null, customText = '', builtCustom = null, modelKey = null;
     const texts = {};   // corpus text once loaded
@@ -208,6 +208,8 @@ export default {
         live.v.sample += 1;
         live.trace = null;
         live.v.trace += 1;
+        live.attention = null;
+        mapTraces.clear();
         models += 1;
         inspect();
         if (live.wantRun) { live.running = true; send('start'); }
@@ -220,9 +222,13 @@ export default {
       },
       paused() {},
       sample(m) { live.sample = m.text; live.v.sample += 1; },
-      attention(m) { live.attention = m; live.v.attention += 1; },
+      attention(m) { live.attention = m; live.v.attention += 1; mapTraces.clear(); },
       future(m) { live.future = m; live.v.future += 1; },
-      trace(m) { live.trace = m; live.v.trace += 1; },
+      trace(m) {
+        // the step-through's layer, and (the same reply can serve both) a layer of the maps on screen
+        if (m.layer === ctx.state.layer) { live.trace = m; live.v.trace += 1; }
+        if (onMaps(m)) { mapTraces.set(m.layer, m); live.v.mapTrace += 1; }
+      },
       parameters(m) { live.params = { ...m, config: live.config }; },
       error(m) {
         live.error = Object.assign(new Error(m.message), m.code ? { code: m.code, params: m.params } : {});   // rendered by messages.js
@@ -317,6 +323,19 @@ export default {
       traceAsked = key;
       send('trace', { text: p.text, layer: ctx.state.layer });
     }
+    // The small maps explain themselves with the same kernel: a map's layer traced on the maps' own
+    // sentence by the model that drew them (asked when a cell of that layer is pointed at, kept until
+    // the maps are drawn again; a trace of a model that trained on since is not theirs and is dropped).
+    const mapTraces = new Map();   // layer -> trace reply for the maps on screen
+    let mapsAsked = new Set();     // the layers asked for the maps on screen
+    let mapsAskedFor = null;
+    const onMaps = (m) => !!live.attention && m.text === live.attention.text && m.step === live.attention.step && !live.pending;
+    function mapTrace(l) {
+      if (mapTraces.has(l)) return mapTraces.get(l).trace;
+      if (mapsAskedFor !== live.attention) { mapsAskedFor = live.attention; mapsAsked = new Set(); }
+      if (live.attention && !mapsAsked.has(l)) { mapsAsked.add(l); send('trace', { text: live.attention.text, layer: l }); }
+      throw new Error(`layer ${l}'s trace is on its way`);   // the panel follows when it arrives (paint)
+    }
 
     const source = ctx.choice('source');
     const area = h('textarea.custom-text', { rows: 5, 'aria-label': t('customLabel'), 'data-name': 'customText',
@@ -355,7 +374,16 @@ export default {
     const futureOut = h('dl.readout', { 'data-name': 'future' });
     const verdict = h('p.verdict', { 'data-name': 'verdict' });
     const futureWaiting = h('p.note.waiting', { 'data-name': 'future-waiting' }, t('futureWaiting'));
-    const maps = h('div.attn-maps');
+    // the maps of every layer and head, a row per layer (the explanation opens below the row pointed at)
+    const mapWidgets = new Map();
+    const maps = h('div.attn-maps', {}, Array.from({ length: MODEL.layers }, (_, l) => h('div.row.attn-layer', {},
+      Array.from({ length: MODEL.heads }, (_, hd) => {
+        const w = heatmap({ t, name: `attn-${l}-${hd}`, label: t('attnTitle', { l, h: hd }), names: ['T', 'T'], weights: true, digits: 3, compact: true,
+          axes: 'self', tableUpTo: MODEL.tMax * MODEL.tMax });
+        w.el.hidden = true;   // until the model has drawn it
+        mapWidgets.set(`${l}-${hd}`, { w, l, hd });
+        return w.el;
+      }))));
     const status = h('p.note.train-status', { role: 'status' });
     // the step-through of one block: every figure a stage reads or makes, shown while its stage is current
     const T2 = MODEL.tMax * MODEL.tMax;   // T x T figures stay tables (cells to point at) up to T = tMax
@@ -371,7 +399,7 @@ export default {
     const layerField = ctx.integer('layer', { onChange: (v) => { ctx.set({ layer: v }); requestTrace(); } });
     const headField = ctx.integer('head');
     const steps = stepper({ t, stages: STAGES.map((st) => ({ ...st, label: t(`st_${st.id}`), formula: t(`fb_${st.id}`) })),
-      onChange: (stage) => ctx.set({ stage }) });
+      onChange: (stage) => ctx.set({ stage }), name: t('blockTitle') });   // 18.3 has the other stepper
     const traceWaiting = h('p.note.waiting', { 'data-name': 'trace-waiting' }, t('traceWaiting'));
     steps.extra.append(traceWaiting, ...Object.values(block).map((w) => w.el));
     // pointing at a cell of A (or S) explains it with the core's arithmetic: the lab's sdpa on the
@@ -381,6 +409,9 @@ export default {
       inputs: (st) => { const tr = live.trace.trace; return { q: headOf(tr, 'q', st.head), k: headOf(tr, 'k', st.head), v: headOf(tr, 'v', st.head), causal: live.config.causal }; },
       sources: { q: block.q, k: block.k, v: block.v, scores: block.s, mask: block.mask, weights: block.a },
       targets: [{ quantity: 'weights', widget: block.a, at: (i, j) => [i, j] }, { quantity: 'scores', widget: block.s, at: (i, j) => [i, j] },
+        // A[t, j] of a small map: its layer's trace, its head (only the map itself is drawn of its inputs)
+        ...[...mapWidgets.values()].map(({ w, l, hd }) => ({ quantity: 'weights', widget: w, at: (i, j) => [i, j], sources: { weights: w },
+          inputs: () => { const tr = mapTrace(l); return { q: headOf(tr, 'q', hd), k: headOf(tr, 'k', hd), v: headOf(tr, 'v', hd), causal: live.config.causal }; } })),
         // the mask's map shows 1 where M is 0 (allowed) and 0 where M is −∞
         { quantity: 'mask', widget: block.mask, note: (i, j, st, shown) => [`M[${i},${j}] = ${shown === 0 ? '−∞' : '0'}`, 'provMaskCell'] }],
       plain: Object.entries(block).filter(([key]) => !['a', 's', 'mask'].includes(key)).map(([, w]) => w),
@@ -394,7 +425,8 @@ export default {
       h('div.controls', {}, h('label.control', {}, t('probe'), ' ', probe), tField.el), probeNote,
       futureWaiting, future.el, futureOut, verdict, h('p.note.attn-axes', {}, t('attnAxes')), maps,
       h('h3', {}, t('blockTitle')), h('div.controls', {}, layerField.el, headField.el), steps.el);
-    const mapWidgets = new Map();
+    // the panel moves below the map pointed at; show it there whatever the step-through's stage
+    for (const ev of ['mouseover', 'click', 'focusin']) maps.addEventListener(ev, () => showStage(ctx.state));
     chart.note(t('chartWaiting'));
     // Build the model (not train it) once the student scrolls near 18.8: the chart, the check and the
     // maps then show the untrained model instead of empty boxes. The corpus loads only then.
@@ -490,13 +522,15 @@ export default {
           verdict.textContent = t(exact ? 'exact' : 'leak');
           verdict.className = `verdict ${exact ? 'good' : 'bad'}`;
         }
-        if (changed('attention') && r.attention) paintMaps(r.attention);
-        showStage(s);
+        let explain = changed('mapTrace');
+        if (changed('attention') && r.attention) { paintMaps(r.attention); explain = true; }
         if (s.stage !== 'off' && r.trace && r.block && painted.block !== r.block.key) {
           painted.block = r.block.key;
           paintBlock(r.trace, r.block, s.head);
-          prov.update(s);
+          explain = true;
         }
+        if (explain) prov.update(s);   // the panel follows the numbers on screen (and may move to them)
+        showStage(s);
         painted.config = r.config;
       },
       // The model on screen as PyTorch: its parameters (about 100,000 numbers) as a file, asked of the
@@ -523,8 +557,9 @@ export default {
       const stage = STAGES.find((st) => st.id === s.stage), names = stage ? [...stage.reads, ...stage.makes] : [];
       for (const [key, w] of Object.entries(block)) w.el.hidden = !live.trace || !names.includes(`b-${key}`);
       traceWaiting.hidden = !stage || !!live.trace;
-      // the explanation only where a cell of S or A can be pointed at
-      provNote.hidden = prov.el.hidden = !live.trace || !names.some((n) => n === 'b-s' || n === 'b-a');
+      // the explanation only where a cell of S or A can be pointed at, or below a small map
+      provNote.hidden = !live.trace || !names.some((n) => n === 'b-s' || n === 'b-a');
+      prov.el.hidden = provNote.hidden && !maps.contains(prov.el);
     }
 
     function paintBlock({ text: sentence, trace: tr }, { unscaled, mask }, hd) {
@@ -552,22 +587,11 @@ export default {
 
     function paintMaps(a) {
       const chars = [...a.text].map(shown);
-      const keys = new Set();
-      a.maps.forEach((m, l) => {
-        for (let hd = 0; hd < m.shape[0]; hd++) {
-          const key = `${l}-${hd}`;
-          keys.add(key);
-          if (!mapWidgets.has(key)) {
-            const w = heatmap({ t, name: `attn-${key}`, label: t('attnTitle', { l, h: hd }), names: ['T', 'T'], weights: true, digits: 3, compact: true,
-              axes: 'self', tableUpTo: MODEL.tMax * MODEL.tMax });
-            mapWidgets.set(key, w);
-            maps.append(w.el);
-          }
-          mapWidgets.get(key).set(matrixAt(m, hd), { rowLabels: chars, colLabels: chars,
-            cellLabel: (i, j, v) => t('attends', { a: chars[i], b: chars[j], v }) });
-        }
-      });
-      for (const [key, w] of mapWidgets) if (!keys.has(key)) { w.el.remove(); mapWidgets.delete(key); }
+      for (const { w, l, hd } of mapWidgets.values()) {
+        w.el.hidden = false;
+        w.set(matrixAt(a.maps[l], hd), { rowLabels: chars, colLabels: chars,
+          cellLabel: (i, j, v) => t('attends', { a: chars[i], b: chars[j], v }) });
+      }
     }
   },
 };

@@ -5,7 +5,8 @@
 // lesson text. The section keeps the stage in its state (so it is in the URL and checked like
 // every other value); this widget only shows it and asks for changes.
 //
-//   stepper({t, stages: [{id, label, formula, reads: [names], makes: [names], tex}], off, onChange(id)})
+//   stepper({t, stages: [{id, label, formula, reads: [names], makes: [names], tex}], off, onChange(id), name})
+//   name: the region's accessible name when a page has more than one stepper (default: the title)
 //     -> {el, set(stageId), shapes({stageId: 'shape text'}), extra: element for stage-only figures, stop()}
 // names are the data-name of the section's figures; tex(source) picks the lesson's display
 // formula(s) of the stage from their TeX source (KaTeX keeps it in an annotation).
@@ -13,7 +14,7 @@ import { h, setText, setHidden, setAttr, subscripts } from './dom.js';
 
 const PLAY_MS = 1800, PLAY_MS_REDUCED = 4000;
 
-export function stepper({ t, stages, off = 'off', onChange }) {
+export function stepper({ t, stages, off = 'off', onChange, name = null }) {
   let current = off, timer = null;
   const index = () => stages.findIndex((s) => s.id === current);
   const go = (i) => onChange(stages[Math.max(0, Math.min(stages.length - 1, i))].id);
@@ -47,7 +48,7 @@ export function stepper({ t, stages, off = 'off', onChange }) {
   const flow = h('ol.step-flow', { 'aria-label': t('stepFlow') }, items);
   const extra = h('div.row.step-extra');
   const body = h('div.step-body', { hidden: true }, h('div.step-controls', {}, back, next, play, where), formula, flow, extra);
-  const el = h('section.stepper', { 'aria-label': t('stepTitle') }, h('div.step-head', {}, h('strong', {}, t('stepTitle')), ' ', toggle), body);
+  const el = h('section.stepper', { 'aria-label': name ?? t('stepTitle') }, h('div.step-head', {}, h('strong', {}, t('stepTitle')), ' ', toggle), body);
 
   const section = () => el.closest('.lab-section');
   function mark(stage) {
