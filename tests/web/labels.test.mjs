@@ -16,7 +16,7 @@ async function skipPrediction(page, id) {
 
 // every attention-shaped matrix of 18.1-18.7 (18.8's maps are labelled with characters)
 const MAPS = { '18.1': ['A'], '18.2': ['s', 'mask', 'before', 'after', 'slice0', 'slice1'], '18.3': ['s', 'a'],
-  '18.4': ['w-head', 'w-model', 'w-none'], '18.6': ['mask', 'w0', 'w1'], '18.7': ['drop'] };
+  '18.4': ['w-head', 'w-model', 'w-none'], '18.6': ['mask', 'w0', 'w1'], '18.7': ['drop', 'a'] };
 const WORDS = { zh: [/行 t/, /接收/, /列 j/, /给出/], en: [/row t/, /receives/, /column j/, /gives/] };
 const CELL = { zh: /接收 t = 1，来源 j = 0/, en: /receiver t = 1, source j = 0/ };
 
