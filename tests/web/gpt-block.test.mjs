@@ -107,10 +107,15 @@ test('18.8: a link opens the block at a stage; Back and Next walk all 15 stages 
   await page.close();
 });
 
+/** 18.8 at stage A, layer 1, head 2, once A is drawn; with the same model's layer-1 trace from the Node core. */
+async function openLayer1Head2() {
+  const r = await open(`${QUERY}&s8.stage=a&s8.layer=1&s8.head=2`);
+  await r.page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-a"]`).hidden, S8, { timeout: 30000 });
+  return { ...r, trace: reference.blockTrace(SENTENCE, { layer: 1 }) };
+}
+
 test('18.8: the block\'s numbers are the core\'s (the same model in Node), per layer and head', async () => {
-  const { page, errors, s8 } = await open(`${QUERY}&s8.stage=a&s8.layer=1&s8.head=2`);
-  await page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-a"]`).hidden, S8, { timeout: 30000 });
-  const trace = reference.blockTrace(SENTENCE, { layer: 1 });
+  const { page, errors, s8, trace } = await openLayer1Head2();
   const at = (t, ...i) => { let k = 0; for (let d = 0; d < i.length; d++) k = k * t.shape[d] + i[d]; return t.data[k]; };
   const a = await heatmapValues(fig(s8, 'b-a'));
   assert.equal(a.length, T);
@@ -139,9 +144,7 @@ test('18.8: the block\'s numbers are the core\'s (the same model in Node), per l
 });
 
 test('18.8: pointing at A[t, j] explains it with the core\'s numbers; the panel\'s value is the cell bit for bit', async () => {
-  const { page, errors, s8 } = await open(`${QUERY}&s8.stage=a&s8.layer=1&s8.head=2`);
-  await page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-a"]`).hidden, S8, { timeout: 30000 });
-  const trace = reference.blockTrace(SENTENCE, { layer: 1 });
+  const { page, errors, s8, trace } = await openLayer1Head2();
   const t = 6, j = 2;
   const target = fig(s8, 'b-a').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(j);
   const p = s8.locator('div.provenance');
