@@ -1,13 +1,15 @@
 // The page in headless Chromium, unthrottled and with the CPU slowed 4x (CDP
 // Emulation.setCPUThrottlingRate, a mid-range phone), side by side: bytes of the first load (gzip,
 // fonts apart), time to interactive of the whole page and of an embedded section, and edit to
-// next paint (median and p95 over 100 edits) in 18.3 and 18.4 at the default sizes and at T = 64.
+// next paint (median and p95 over 100 edits) in 18.3 and 18.4 at the default sizes and at T = 64;
+// and the same two measures of a page that does nothing (the floor of this browser and machine).
 // Writes bench/results/page.json.
 //   node bench/page.mjs [edits] [loads]   (after npm run build; defaults 100 edits, 9 loads)
 //   DIST=folder measures another build of the page (e.g. main's, for a before/after)
 import { gzipSync } from 'node:zlib';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serve, launch } from '../tests/web/harness.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -15,6 +17,19 @@ const EDITS = Number(process.argv[2] ?? 100);
 const LOADS = Number(process.argv[3] ?? 9);   // page loads per time-to-interactive figure
 const RATES = [1, 4];
 const server = await serve(process.env.DIST ?? `${ROOT}dist`);
+// The floor: what this browser takes for a page that does nothing (one module script that marks
+// itself interactive) and for an edit that changes one number, measured the same way; no page can
+// beat it here, so the targets read against it.
+const floorDir = mkdtempSync(join(tmpdir(), 'attn-floor-'));
+mkdirSync(join(floorDir, 'assets'));
+writeFileSync(join(floorDir, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title>'
+  + '<script type="module" src="./assets/floor.js"></script></head><body><main><section class="lab-section" data-section="floor">'
+  + '<div class="lab"><span data-name="x"><input aria-label="x"></span><button data-name="causal">mask</button> <output></output></div></section></main></body></html>');
+writeFileSync(join(floorDir, 'assets/floor.js'), `const out = document.querySelector('output');
+document.querySelector('input').addEventListener('input', (e) => { out.textContent = String(2 * Number(e.target.value)); });
+document.querySelector('button').addEventListener('click', () => { out.textContent = out.textContent === 'on' ? 'off' : 'on'; });
+performance.mark('attention-lab:interactive');`);
+const floorServer = await serve(floorDir);
 const chrome = await launch();
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 const stats = (xs) => ({ median: quantile(xs, 0.5), p95: quantile(xs, 0.95), max: Math.max(...xs), n: xs.length });
@@ -48,11 +63,11 @@ async function firstLoad() {
 
 // Navigation start to the page's mark 'attention-lab:interactive' (what the page shows is mounted
 // and answers input), over LOADS fresh loads (the browser's cache warm after the first).
-async function interactive(query, rate) {
+async function interactive(query, rate, url = server.url) {
   const times = [];
   for (let i = 0; i < LOADS + 1; i++) {
     const page = await newPage(rate);
-    await page.goto(server.url + query);
+    await page.goto(url + query);
     await page.waitForFunction(() => performance.getEntriesByName('attention-lab:interactive').length > 0, null, { timeout: 60000 });
     const ms = await page.evaluate(() => performance.getEntriesByName('attention-lab:interactive')[0].startTime);
     if (i > 0) times.push(ms);   // the first load fills the cache
@@ -66,9 +81,9 @@ async function interactive(query, rate) {
 // Each edit starts at a random point of the display's 16.7 ms frame, as a student's keystroke does,
 // so the figure includes the wait for the frame (at best the rest of one frame: "two frames" is
 // 33 ms). The section is scrolled into view first, as the student looks at what they edit.
-async function editToPaint(query, section, act, rate) {
+async function editToPaint(query, section, act, rate, url = server.url) {
   const page = await newPage(rate);
-  await page.goto(server.url + query);
+  await page.goto(url + query);
   await page.waitForFunction(() => performance.getEntriesByName('attention-lab:interactive').length > 0, null, { timeout: 60000 });
   await page.waitForSelector(`.lab-section[data-section="${section}"] .lab`);
   const times = await page.evaluate(async ({ section, act, EDITS }) => {
@@ -127,8 +142,16 @@ for (const [label, query, section, act, target] of cases) {
   for (const rate of RATES) row[`x${rate}`] = await editToPaint(query, section, act, rate);
   rows.push(row);
 }
+const floor = [{ label: 'floor: time to interactive of an empty page', kind: 'interactive' },
+  { label: 'floor: edit to next paint, one number changes', kind: 'edit' }];
+console.error('floor');
+for (const rate of RATES) {
+  floor[0][`x${rate}`] = await interactive('', rate, floorServer.url);
+  floor[1][`x${rate}`] = await editToPaint('', 'floor', 'cell', rate, floorServer.url);
+}
 await chrome.close();
 server.close();
+floorServer.close();
 
 const f = (s) => `${s.median.toFixed(0).padStart(5)} / ${s.p95.toFixed(0).padStart(4)}`;
 console.log('\nThe page in headless Chromium (Debian chromium, software rendering), served from localhost');
@@ -137,6 +160,7 @@ console.log(`load average ${load0.toFixed(2)} at the start, ${loadavg()[0].toFix
 console.log(`ms, median / p95 (time to interactive over ${LOADS} loads; edit to next paint over ${EDITS} edits)`);
 console.log(`${'measure'.padEnd(58)} ${'unthrottled'.padStart(12)} ${'CPU 4x slower'.padStart(14)}   target (p95)`);
 for (const r of rows) console.log(`${r.label.padEnd(58)} ${f(r.x1).padStart(12)} ${f(r.x4).padStart(14)}   ${r.target} ms${r.x4.p95 <= r.target && r.x1.p95 <= r.target ? '' : '  (missed)'}`);
+for (const r of floor) console.log(`${r.label.padEnd(58)} ${f(r.x1).padStart(12)} ${f(r.x4).padStart(14)}`);
 mkdirSync(`${ROOT}bench/results`, { recursive: true });
-writeFileSync(`${ROOT}bench/results/page.json`, JSON.stringify({ load, rows, loadavg: [load0, loadavg()[0]] }, null, 2));
+writeFileSync(`${ROOT}bench/results/page.json`, JSON.stringify({ load, rows, floor, loadavg: [load0, loadavg()[0]] }, null, 2));
 console.log('wrote bench/results/page.json');

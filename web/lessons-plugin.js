@@ -11,7 +11,7 @@
 //   :::                    end of the block
 // The first line is the title: `# 18.1 ...`. The module exports
 // {title, html, exercises: {ID: {prompt, hint, solution, wrong: {MID: html}}}}.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import MarkdownIt from 'markdown-it';
 import katex from '@vscode/markdown-it-katex';
@@ -64,8 +64,13 @@ export default function lessonsPlugin() {
 }
 
 // `virtual:lab-sections`: the sections of web/src/sections/index.js, in order, each with its
-// controller and its lessons: [{id, prefix, module, controller, lessons: {zh, en}}]. A listed file
-// that does not exist fails the build, naming it.
+// lessons' titles and loaders of its controller and of its lesson in one language:
+//   [{id, prefix, module, titles: {zh, en}, controller: () => import(...) | null,
+//     lesson: {zh: () => import(...), en: () => import(...)}}]
+// Each controller and each lesson is a chunk of its own, so a page loads the sections it shows in
+// its language and no others (an embedded 18.3 in English: 18.3's controller and English lesson;
+// README "Performance"); mount.js's loadSections() resolves them. The single-file and element
+// builds inline every chunk. A listed file that does not exist fails the build, naming it.
 export function labSections() {
   const ID = 'virtual:lab-sections', RESOLVED = `\0${ID}`;
   const root = fileURLToPath(new URL('../', import.meta.url));
@@ -74,20 +79,27 @@ export function labSections() {
     resolveId: (id) => (id === ID ? RESOLVED : null),
     load(id) {
       if (id !== RESOLVED) return null;
-      const imports = [];
-      const file = (path, name) => {
+      const file = (path) => {
         if (!existsSync(root + path)) this.error(`web/src/sections/index.js lists ${path}, which does not exist`);
-        imports.push(`import ${name} from ${JSON.stringify(root + path)};`);
-        return name;
+        this.addWatchFile(root + path);
+        return `() => import(${JSON.stringify(root + path)}).then((m) => m.default)`;
       };
-      const entries = SECTIONS.map((s, i) => {
-        const controller = s.module ? file(`web/src/sections/${s.module}`, `c${i}`) : 'null';
-        const lessons = LANGS.map((lang) => `${lang}: ${file(lessonPath(lang, s.id), `l${i}${lang}`)}`);
-        return `{ ...${JSON.stringify(s)}, controller: ${controller}, lessons: { ${lessons.join(', ')} } }`;
+      const entries = SECTIONS.map((s) => {
+        const controller = s.module ? file(`web/src/sections/${s.module}`) : 'null';
+        const titles = Object.fromEntries(LANGS.map((lang) => [lang, lessonTitle(root + lessonPath(lang, s.id))]));
+        const lessons = LANGS.map((lang) => `${lang}: ${file(lessonPath(lang, s.id))}`);
+        return `{ ...${JSON.stringify({ ...s, titles })}, controller: ${controller}, lesson: { ${lessons.join(', ')} } }`;
       });
-      return `${imports.join('\n')}\nexport default [\n${entries.join(',\n')}\n];\n`;
+      return `export default [\n${entries.join(',\n')}\n];\n`;
     },
   };
+}
+
+/** A lesson file's title, its first line `# ...` (renderLesson checks the rest when it is built). */
+function lessonTitle(file) {
+  if (!existsSync(file)) return '';
+  const head = /^# (.+)\n/.exec(readFileSync(file, 'utf8'));
+  return head ? head[1].trim() : '';
 }
 
 // KaTeX's stylesheet lists woff2, woff and ttf for every font; browsers that run WebAssembly all

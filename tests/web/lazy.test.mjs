@@ -77,3 +77,35 @@ test('left alone, the page builds the other labs when idle: all of them, none tw
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// The lessons of each language are a chunk of their own (web/lessons-plugin.js, vite.config.js):
+// a page fetches its language's and not the other's, and still names every section in both the
+// contents and its lessons.
+test('a page fetches the lessons of its own language only', async () => {
+  for (const [lang, other, title] of [['en', 'zh', '18.3 Q, K and V'], ['zh', 'en', '18.3 Q、K、V']]) {
+    const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const urls = [];
+    page.on('request', (r) => urls.push(r.url()));
+    await page.goto(`${server.url}?lang=${lang}`);
+    await interactive(page);
+    assert.ok(urls.some((u) => new RegExp(`/lessons-${lang}-[\\w-]+\\.js$`).test(u)), `${lang}: its lessons: ${urls.join(' ')}`);
+    assert.ok(!urls.some((u) => new RegExp(`/lessons-${other}-`).test(u)), `${lang}: not the ${other} lessons`);
+    const toc = await page.locator('nav.toc li').allTextContents();
+    assert.equal(toc.length, 9);
+    assert.ok(toc[2].startsWith(title), `${lang} contents: ${toc[2]}`);
+    assert.equal(await sec(page, '18.3').locator('h2').textContent(), toc[2]);
+    await page.close();
+  }
+});
+
+// A lesson chunk that cannot be fetched (the network dropped) is a message naming the section,
+// never a blank page.
+test('a lesson chunk that fails to load is a message, not a blank page', async () => {
+  const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.route(/\/lessons-en-[\w-]+\.js$/, (route) => route.abort());
+  await page.goto(`${server.url}?lang=en&embed=18.3`);
+  const message = page.locator('main p.loading.error');
+  await message.waitFor({ timeout: 30000 });
+  assert.match(await message.textContent(), /^Section 18\.3 could not be shown: /);
+  await page.close();
+});

@@ -10,7 +10,7 @@ import { catalogueOf, localBackend, openProgress, STORAGE_KEY } from './progress
 import { connectLms } from './scorm.js';
 import { progressNotices, progressView, trackVisits } from './progress-view.js';
 
-/** sections: every section ([{id, lessons}]); shown: the ones on this page; params: the URL's. */
+/** sections: every section ([{id, titles}]); shown: the ones on this page; params: the URL's. */
 export function startCourse({ params, lang, sections, shown, exercises, win = window }) {
   const { options, rejected } = readOptions(params, sections.map((s) => s.id));
   if (options.print) return { options, rejected, notices: [] };   // the worksheet: no progress, no platform

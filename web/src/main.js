@@ -7,7 +7,7 @@ import './style.css';
 import { h } from './widgets/dom.js';
 import { LANGS, makeT } from './i18n.js';
 import { anchorId } from './section.js';
-import { mountLab, sharedCore, SECTIONS } from './mount.js';
+import { mountLab, sharedCore, loadSections, SECTIONS } from './mount.js';
 import { exercises } from './exercises.js';
 import { startCourse } from './course.js';
 import { renderWorksheet } from './worksheet.js';
@@ -64,7 +64,7 @@ function header() {
 
 function toc() {
   return h('nav.toc', { 'aria-label': t('contents') }, h('h2', {}, t('contents')), h('ol', {},
-    SECTIONS.map((s) => h('li', {}, h('a', { href: `#${anchorId(s.id)}` }, s.lessons[lang].title)))));
+    SECTIONS.map((s) => h('li', {}, h('a', { href: `#${anchorId(s.id)}` }, s.titles[lang])))));
 }
 
 async function main() {
@@ -98,16 +98,16 @@ async function worksheet() {
   const loading = h('p.loading', { role: 'status' }, t('loading'));
   const root = h('main', {}, loading);
   app.append(root);
-  let core;
+  let core, sections;
   try {
-    ({ core } = await sharedCore());
+    [{ core }, sections] = await Promise.all([sharedCore(), loadSections(SECTIONS.map((s) => s.id), lang)]);
   } catch (e) {
     loading.textContent = t('loadFailed', { message: e.message });
     loading.classList.add('error');
     return;
   }
   loading.remove();
-  const sheet = renderWorksheet({ core, lang, sections: SECTIONS, exercises, params, options: course.options, resources: { trainText } });
+  const sheet = renderWorksheet({ core, lang, sections, exercises, params, options: course.options, resources: { trainText } });
   root.append(sheet.el);
   notices.push(...sheet.rejected);
   if (notices.length) {

@@ -36,10 +36,30 @@ import { makeT } from './i18n.js';
 import { readSection, writeSection } from './state.js';
 import { mountSection } from './section.js';
 import { exercises } from './exercises.js';
-import SECTIONS from 'virtual:lab-sections';   // sections/index.js with controllers and lessons
+import SECTIONS from 'virtual:lab-sections';   // sections/index.js with titles and loaders of controllers and lessons
 import trainText from '../../lessons/data/train.txt?raw';
 
 export { SECTIONS };
+
+const loaded = new Map();   // 'id lang' -> the promise of that section, loaded
+
+/** The sections with these ids, each with its controller (or null) and its lesson in `lang`
+ * (chunks of their own, loaded once per page): [{id, prefix, titles, controller, lessons: {[lang]}}].
+ * Rejects if a chunk cannot be loaded (the error names the section). */
+export function loadSections(ids, lang) {
+  return Promise.all(ids.map((id) => {
+    const key = `${id} ${lang}`;
+    if (!loaded.has(key)) {
+      const spec = SECTIONS.find((s) => s.id === id);
+      const p = Promise.all([spec.controller?.() ?? null, spec.lesson[lang]()])
+        .then(([controller, lesson]) => ({ ...spec, controller, lessons: { [lang]: lesson } }),
+          (e) => { throw Object.assign(new Error(e.message), { section: id }); });
+      p.catch(() => loaded.delete(key));   // tried again next time
+      loaded.set(key, p);
+    }
+    return loaded.get(key);
+  }));
+}
 
 export const strings = {
   zh: {
@@ -71,7 +91,7 @@ export async function mountLab(root, {
   lang = 'zh', sections = SECTIONS.map((s) => s.id), params = new URLSearchParams(), onState = () => {},
   solutions = true, exerciseOptions = () => ({ solutions }), notices = [], source = 'url', signal, lazy = false,
 } = {}) {
-  const specs = sections.map((id) => SECTIONS.find((s) => s.id === id));
+  let specs = sections.map((id) => SECTIONS.find((s) => s.id === id));
   const unknown = sections.find((id, i) => !specs[i]);
   if (unknown !== undefined) throw new Error(`mountLab: no section '${String(unknown).slice(0, 40)}'`);
   const t = makeT(lang, strings);
@@ -91,11 +111,12 @@ export async function mountLab(root, {
   root.replaceChildren(loading);
   let core, coreModule;
   try {
-    ({ core, coreModule } = await sharedCore());
+    // the core and the sections' chunks arrive together
+    [{ core, coreModule }, specs] = await Promise.all([sharedCore(), loadSections(sections, lang)]);
   } catch (e) {
     if (signal?.aborted) return handle;
     handle.error = e;
-    loading.textContent = t('loadFailed', { message: e.message });
+    loading.textContent = e.section ? t('sectionFailed', { id: e.section, message: e.message }) : t('loadFailed', { message: e.message });
     loading.classList.add('error');
     return handle;
   }

@@ -55,7 +55,7 @@ export function progressNotices(lang, { problem, lmsError }) {
   return [problem && t(problem), lmsError && t('lmsError', { code: lmsError })].filter(Boolean);
 }
 
-/** The view over `store` for these sections ([{id, lessons}]). */
+/** The view over `store` for these sections ([{id, titles}]). */
 export function progressView(store, { lang, sections }) {
   const t = makeT(lang, strings);
   const ids = sections.map((s) => s.id);
@@ -87,7 +87,7 @@ export function progressView(store, { lang, sections }) {
     body.replaceChildren(...sections.map((spec, i) => {
       const mine = s.exercises.filter((e) => e.section === spec.id);
       return h('tr', { 'data-section': spec.id },
-        h('th', { scope: 'row' }, h('a', { href: `#${anchorId(spec.id)}` }, spec.lessons[lang].title)),
+        h('th', { scope: 'row' }, h('a', { href: `#${anchorId(spec.id)}` }, spec.titles[lang])),
         h('td', { class: s.sections[i].visited ? 'yes' : 'no' }, s.sections[i].visited ? `✓ ${t('visitedYes')}` : `– ${t('visitedNo')}`),
         h('td', {}, mine.map((e, k) => h('a.ex-status', { href: `#ex-${e.id}`, 'data-ex': e.id, 'data-status': WORD[e.status] },
           `${ICON[e.status]} ${mine.length > 1 ? `${t('exerciseN', { n: k + 1 })}: ` : ''}${t(WORD[e.status])}`))));

@@ -21,18 +21,26 @@ function pick(stops, x) {
 }
 
 // 256-step lookup tables: background and the text colour (black or white) of higher WCAG
-// contrast against it, at least 4.5:1 for every step (tests/node/contrast.test.mjs)
-const lut = (stops) => Array.from({ length: 256 }, (_, i) => {
-  const rgb = pick(stops, i / 255);
-  return { bg: `rgb(${rgb.join(',')})`, fg: readableOn(rgb), rgb };
-});
+// contrast against it, at least 4.5:1 for every step (tests/node/contrast.test.mjs). A step is
+// worked out the first time a cell needs it (all 512 at once cost about 20 ms of a phone's load).
+const STOPS = { seq: VIRIDIS, div: PUOR };
+const steps = { seq: new Array(256), div: new Array(256) };
+function step(name, i) {
+  let s = steps[name][i];
+  if (!s) {
+    const rgb = pick(STOPS[name], i / 255);
+    s = steps[name][i] = { bg: `rgb(${rgb.join(',')})`, fg: readableOn(rgb), rgb };
+  }
+  return s;
+}
 /** The colour scales: seq (weights), div (signed data); 256 steps of {bg, fg, rgb} each. */
-export const SCALES = { seq: lut(VIRIDIS), div: lut(PUOR) };
+export const SCALES = {};
+for (const name of Object.keys(STOPS)) Object.defineProperty(SCALES, name, { enumerable: true, get: () => Array.from({ length: 256 }, (_, i) => step(name, i)) });
 
-/** Colour of one value: weights on [0, 1], or signed data on [-m, m]. Returns {bg, fg}. */
+/** Colour of one value: weights on [0, 1], or signed data on [-m, m]. Returns {bg, fg, rgb}. */
 export function colour(v, { signed, max }) {
   const x = signed ? (max > 0 ? 0.5 + v / (2 * max) : 0.5) : (max > 0 ? v / max : 0);
-  return (signed ? SCALES.div : SCALES.seq)[Math.max(0, Math.min(255, Math.round(x * 255)))];
+  return step(signed ? 'div' : 'seq', Math.max(0, Math.min(255, Math.round(x * 255))));
 }
 const NAN_RGB = [187, 187, 187];   // NaN cells on a canvas (#bbb)
 const LARGE = 400;   // cells; past this a heatmap is drawn on a canvas and its table built on demand
