@@ -31,9 +31,16 @@ test('at first the labs in view are built and the ones below wait; scrolling to 
   for (const id of ['18.5', '18.6', '18.7', '18.8']) assert.ok(waiting.includes(id), `${id} waits: ${waiting}`);
   assert.equal(await marked(page, 'attention-lab:mounted'), false);
   assert.equal(await sec(page, '18.7').locator('.lab-pending').getAttribute('aria-busy'), 'true');
+  // its exercises wait with it (they are built with the lab); the lesson is there already
+  assert.equal(await sec(page, '18.7').locator('.exercise').count(), 0);
+  assert.ok((await sec(page, '18.7').locator('.lesson').textContent()).length > 200);
 
   await sec(page, '18.7').scrollIntoViewIfNeeded();
   await sec(page, '18.7').locator('> .lab').waitFor({ timeout: 10000 });
+  // lesson, lab, status line, then the exercises: once each
+  assert.deepEqual(await sec(page, '18.7').evaluate((el) => [...el.children].map((c) => c.className.split(' ')[0] || c.tagName.toLowerCase())),
+    ['h2', 'lesson', 'lab', 'status', 'exercises']);
+  assert.equal(await sec(page, '18.7').locator('.exercise[data-exercise="ex-18.7-eval"]').count(), 1);
   // the state from the URL (t = 3): the first t + 1 = 4 rows of the probe are exactly unchanged
   const probe = await heatmapValues(fig(page, '18.7', 'probe'));
   assert.equal(probe.length, 6);

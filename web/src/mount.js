@@ -19,10 +19,11 @@
 //     notices,       names the caller rejected already (lang, embed ...), shown in the same notice
 //     source,        'url' | 'attributes': what the notice calls the rejected names' origin
 //     signal,        an AbortSignal: aborted before the core arrives, nothing is mounted
-//     lazy,          true: only the sections in or near the viewport build their labs before the
-//                    promise resolves; the others build theirs as the student scrolls near them
-//                    or, one at a time, when the page is idle (the page's time to interactive;
-//                    default false). `mounted` resolves once every lab is built.
+//     lazy,          true: only the sections in or near the viewport build their labs and
+//                    exercises before the promise resolves; the others build theirs as the
+//                    student scrolls near them or, one at a time, when the page is idle (the
+//                    page's time to interactive; default false). `mounted` resolves once every
+//                    lab is built.
 //   }) -> Promise<{ sections: [{id, el}], error, mounted: Promise, destroy() }>
 //
 // The root's children are replaced: a loading line, then the notice and the sections. A core

@@ -28,10 +28,10 @@ import { stateToJson, stateFromJson, MAX_BYTES } from './state-file.js';
 import { download } from './widgets/export-menu.js';
 import { pytorchPanel } from './widgets/pytorch-panel.js';
 
-// lazy: the lab (its controller's widgets and first computation: most of a section's cost) is
-// built only when start() is called; until then a placeholder holds its place between the lesson
-// and the exercises. mountLab starts the sections in view at once and the others as the student
-// scrolls near them or the page is idle.
+// lazy: the lab (its controller's widgets and first computation) and the exercises (their given
+// values come from the core), most of a section's cost, are built only when start() is called;
+// until then a placeholder holds the lab's place after the lesson. mountLab starts the sections
+// in view at once and the others as the student scrolls near them or the page is idle.
 export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, exerciseOptions, lazy = false }) {
   const { controller } = spec;
   const schema = controller?.state ?? [];
@@ -45,14 +45,20 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
   for (const wide of el.querySelectorAll('.lesson .katex-display, .lesson pre')) keyboardScrollable(wide);   // they scroll on a phone
   const slot = controller ? h('div.lab-pending', { 'aria-busy': 'true' }) : null;
   if (slot) el.append(slot);
-  const ex = (exercises ?? []).map((def) => mountExercise(def, { core, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
-  // the exercises section's own title already says "Exercises": no second heading there
-  if (ex.length) el.append(h('div.exercises', {}, spec.id === 'exercises' ? null : h('h3', {}, t('exercises')), ex));
+  // the exercises, after the lab; a lazy section builds them with its lab (they cost as much as
+  // a lab to build: their given values come from the core)
+  const mountExercises = () => {
+    const ex = (exercises ?? []).map((def) => mountExercise(def, { core, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
+    // the exercises section's own title already says "Exercises": no second heading there
+    if (ex.length) el.append(h('div.exercises', {}, spec.id === 'exercises' ? null : h('h3', {}, t('exercises')), ex));
+  };
   let view = null;
   const start = () => {
     if (!slot || slot.parentNode !== el) return;   // started already, or no lab
     view = mountController(slot, controller, schema, { el, spec, t, lang, core, coreModule, resources, initial, onState });
+    if (lazy) mountExercises();
   };
+  if (!lazy || !slot) mountExercises();
   if (!lazy) start();
   return { el, start, started: () => !slot || !slot.parentNode, destroy: () => view?.destroy?.() };
 }
