@@ -67,10 +67,10 @@ export default function lessonsPlugin() {
 // lessons' titles and loaders of its controller and of its lesson in one language:
 //   [{id, prefix, module, titles: {zh, en}, controller: () => import(...) | null,
 //     lesson: {zh: () => import(...), en: () => import(...)}}]
-// Each controller and each lesson is a chunk of its own, so a page loads the sections it shows in
-// its language and no others (an embedded 18.3 in English: 18.3's controller and English lesson;
-// README "Performance"); mount.js's loadSections() resolves them. The single-file and element
-// builds inline every chunk. A listed file that does not exist fails the build, naming it.
+// Each is a dynamic import, which vite.config.js groups into chunks (the lessons of each language
+// one chunk, so a page fetches only its language's; README "Performance"); mount.js's
+// loadSections() resolves them. The single-file and element builds inline every chunk. A listed
+// file that does not exist fails the build, naming it.
 export function labSections() {
   const ID = 'virtual:lab-sections', RESOLVED = `\0${ID}`;
   const root = fileURLToPath(new URL('../', import.meta.url));
