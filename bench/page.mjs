@@ -1,8 +1,9 @@
 // The page in headless Chromium, unthrottled and with the CPU slowed 4x (CDP
 // Emulation.setCPUThrottlingRate, a mid-range phone), side by side: bytes of the first load (gzip,
-// fonts apart), time to interactive of the whole page and of an embedded section, and edit to
-// next paint (median and p95 over 100 edits) in 18.3 and 18.4 at the default sizes and at T = 64;
-// and the same two measures of a page that does nothing (the floor of this browser and machine).
+// fonts apart), time to interactive of the whole page and of an embedded section (a first visit,
+// and a student coming back, with the browser's cache), and edit to next paint (median and p95
+// over 100 edits) in 18.3 and 18.4 at the default sizes and at T = 64; and the same two measures
+// of a page that does nothing (the floor of this browser and machine).
 // Writes bench/results/page.json.
 //   node bench/page.mjs [edits] [loads]   (after npm run build; defaults 100 edits, 9 loads)
 //   DIST=folder measures another build of the page (e.g. main's, for a before/after)
@@ -34,9 +35,10 @@ const chrome = await launch();
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 const stats = (xs) => ({ median: quantile(xs, 0.5), p95: quantile(xs, 0.95), max: Math.max(...xs), n: xs.length });
 
-/** A new page with the CPU slowed `rate` times (1: not at all), before anything loads. */
-async function newPage(rate) {
-  const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
+/** A new page (in `context`, or in a new one) with the CPU slowed `rate` times (1: not at all),
+ * before anything loads. */
+async function newPage(rate, context = null) {
+  const page = context ? await context.newPage() : await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate });
   return page;
@@ -62,17 +64,22 @@ async function firstLoad() {
 }
 
 // Navigation start to the page's mark 'attention-lab:interactive' (what the page shows is mounted
-// and answers input), over LOADS fresh loads (the browser's cache warm after the first).
-async function interactive(query, rate, url = server.url) {
+// and answers input), over LOADS loads after one that is not counted. Each load is a first visit
+// (a new browser context: nothing cached), or with `returning` a student coming back: one context
+// for all the loads, so the browser has the page's files and V8 its compiled code of them
+// (scripts/serve.mjs serves the hashed assets as immutable, as a static host does).
+async function interactive(query, rate, url = server.url, { returning = false } = {}) {
   const times = [];
+  const context = returning ? await chrome.browser.newContext({ viewport: { width: 1280, height: 900 } }) : null;
   for (let i = 0; i < LOADS + 1; i++) {
-    const page = await newPage(rate);
+    const page = await newPage(rate, context);
     await page.goto(url + query);
     await page.waitForFunction(() => performance.getEntriesByName('attention-lab:interactive').length > 0, null, { timeout: 60000 });
     const ms = await page.evaluate(() => performance.getEntriesByName('attention-lab:interactive')[0].startTime);
-    if (i > 0) times.push(ms);   // the first load fills the cache
+    if (i > 0) times.push(ms);   // the first load warms up (and, returning, fills the cache)
     await page.close();
   }
+  await context?.close();
   return stats(times);
 }
 
@@ -119,6 +126,8 @@ const loads = [
   ['time to interactive, whole page', '?lang=en', 1000],
   ['time to interactive, embedded 18.3 (?embed=18.3)', '?lang=en&embed=18.3', 300],
   ['time to interactive, embedded 18.8 (?embed=18.8)', '?lang=en&embed=18.8', 300],
+  ['time to interactive, whole page, returning (cached)', '?lang=en', 1000, true],
+  ['time to interactive, embedded 18.3, returning (cached)', '?lang=en&embed=18.3', 300, true],
 ];
 const cases = [
   ['18.3 edit a cell of X, default (T 3)', '?lang=en', '18.3', 'cell', 33],
@@ -130,10 +139,10 @@ const cases = [
 const load = await firstLoad();
 const rows = [];
 const load0 = loadavg()[0];
-for (const [label, query, target] of loads) {
+for (const [label, query, target, returning] of loads) {
   console.error(label);
   const row = { label, kind: 'interactive', target };
-  for (const rate of RATES) row[`x${rate}`] = await interactive(query, rate);
+  for (const rate of RATES) row[`x${rate}`] = await interactive(query, rate, server.url, { returning });
   rows.push(row);
 }
 for (const [label, query, section, act, target] of cases) {

@@ -29,9 +29,19 @@ const server = createServer(async (req, res) => {
     let file = join(root, path);
     if (file !== root && !file.startsWith(root + sep)) { res.writeHead(403).end('forbidden'); return; }
     if ((await stat(file).catch(() => null))?.isDirectory()) file = join(file, 'index.html');
-    const body = await readFile(file);
-    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
-    res.end(body);
+    const info = await stat(file);
+    const type = types[extname(file)] ?? 'application/octet-stream';
+    // the build's assets carry their content's hash in their names: they never change, so the
+    // browser keeps them (and V8 its compiled code of them); the rest is revalidated each time
+    if (/(^|[\\/])assets[\\/][^\\/]+-[\w-]{8}\.\w+$/.test(path)) {
+      res.writeHead(200, { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' });
+      res.end(await readFile(file));
+      return;
+    }
+    const etag = `"${info.size.toString(36)}-${Math.floor(info.mtimeMs).toString(36)}"`;
+    if (req.headers['if-none-match'] === etag) { res.writeHead(304, { etag, 'cache-control': 'no-cache' }).end(); return; }
+    res.writeHead(200, { 'content-type': type, 'cache-control': 'no-cache', etag });
+    res.end(await readFile(file));
   } catch {
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   }
