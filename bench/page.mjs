@@ -8,7 +8,7 @@
 //   node bench/page.mjs [edits] [loads]   (after npm run build; defaults 100 edits, 9 loads)
 //   DIST=folder measures another build of the page (e.g. main's, for a before/after)
 import { gzipSync } from 'node:zlib';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, launch } from '../tests/web/harness.mjs';
@@ -58,7 +58,8 @@ async function newPage(rate, context = null) {
 /** Load the page; resolves to the time of its mark 'attention-lab:interactive' (ms from navigation start). */
 async function openInteractive(page, url) {
   await page.goto(url, { waitUntil: 'commit' });
-  return page.evaluate(() => window.__labInteractive);
+  return page.evaluate(() => Promise.race([window.__labInteractive,
+    new Promise((_, reject) => setTimeout(() => reject(new Error(`not interactive after 60 s: ${document.querySelector('.error')?.textContent ?? ''}`)), 60000))]));
 }
 
 async function firstLoad() {
@@ -174,6 +175,7 @@ for (const rate of RATES) {
 await chrome.close();
 server.close();
 floorServer.close();
+rmSync(floorDir, { recursive: true, force: true });
 
 const f = (s) => `${s.median.toFixed(0).padStart(5)} / ${s.p95.toFixed(0).padStart(4)}`;
 console.log('\nThe page in headless Chromium (Debian chromium, software rendering), served from localhost');

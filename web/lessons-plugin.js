@@ -22,9 +22,11 @@ const md = new MarkdownIt({ html: false, linkify: false, typographer: false }).u
   throwOnError: true,
 });
 
+const TITLE = /^# (.+)\n/;   // a lesson's first line
+
 export function renderLesson(source, file = 'lesson') {
   const exercises = {};
-  const head = /^# (.+)\n/.exec(source);
+  const head = TITLE.exec(source);
   if (!head) throw new Error(`${file}: the first line must be the title, '# ...'`);
   const body = source.slice(head[0].length).replace(/^::: exercise ([\w.-]+)\n([\s\S]*?)^:::\s*$/gm, (_, id, block) => {
     const parts = { prompt: '', hint: '', solution: '' };
@@ -65,8 +67,8 @@ export default function lessonsPlugin() {
 
 // `virtual:lab-sections`: the sections of web/src/sections/index.js, in order, each with its
 // lessons' titles and loaders of its controller and of its lesson in one language:
-//   [{id, prefix, module, titles: {zh, en}, controller: () => import(...) | null,
-//     lesson: {zh: () => import(...), en: () => import(...)}}]
+//   [{id, prefix, module, titles: {zh, en}, loadController: () => import(...) | null,
+//     loadLesson: {zh: () => import(...), en: () => import(...)}}]
 // Each is a dynamic import, which vite.config.js groups into chunks (the lessons of each language
 // one chunk, so a page fetches only its language's; README "Performance"); mount.js's
 // loadSections() resolves them. The single-file and element builds inline every chunk. A listed
@@ -88,7 +90,7 @@ export function labSections() {
         const controller = s.module ? file(`web/src/sections/${s.module}`) : 'null';
         const titles = Object.fromEntries(LANGS.map((lang) => [lang, lessonTitle(root + lessonPath(lang, s.id))]));
         const lessons = LANGS.map((lang) => `${lang}: ${file(lessonPath(lang, s.id))}`);
-        return `{ ...${JSON.stringify({ ...s, titles })}, controller: ${controller}, lesson: { ${lessons.join(', ')} } }`;
+        return `{ ...${JSON.stringify({ ...s, titles })}, loadController: ${controller}, loadLesson: { ${lessons.join(', ')} } }`;
       });
       return `export default [\n${entries.join(',\n')}\n];\n`;
     },
@@ -98,7 +100,7 @@ export function labSections() {
 /** A lesson file's title, its first line `# ...` (renderLesson checks the rest when it is built). */
 function lessonTitle(file) {
   if (!existsSync(file)) return '';
-  const head = /^# (.+)\n/.exec(readFileSync(file, 'utf8'));
+  const head = TITLE.exec(readFileSync(file, 'utf8'));
   return head ? head[1].trim() : '';
 }
 

@@ -72,6 +72,8 @@ test('left alone, the page builds the other labs when idle: all of them, none tw
   for (const id of ['18.1', '18.2', '18.3', '18.4', '18.5', '18.6', '18.7', '18.8']) {
     assert.equal(await sec(page, id).locator('> .lab').count(), 1, `${id}: one lab`);
     assert.equal(await sec(page, id).locator('> p.status').count(), 1, `${id}: one status line`);
+    // each exercise once, after the lab (18.1 to 18.8 have one each)
+    assert.equal(await sec(page, id).locator('> .exercises .exercise').count(), 1, `${id}: its exercise, once`);
   }
   // an embedded section and an anchor in the URL build everything before the page is interactive
   for (const query of ['?lang=en&embed=18.7', '?lang=en#s18-7']) {
@@ -81,6 +83,29 @@ test('left alone, the page builds the other labs when idle: all of them, none tw
     assert.equal(await marked(r.page, 'attention-lab:mounted'), true, query);
     await r.page.close();
   }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// The progress table links to every exercise; one whose section is not built yet is built when
+// the link is followed (a click, or the hash typed into the address bar), and shown.
+test('a link to an exercise not built yet builds its section and shows the exercise', async () => {
+  const { page, errors } = await openHeld('?lang=en');
+  const inView = (id) => page.waitForFunction((i) => {
+    const el = document.getElementById(i);
+    if (!el) return false;
+    const r = el.getBoundingClientRect();
+    return r.top < innerHeight && r.bottom > 0;
+  }, id, { timeout: 10000 });
+  for (const id of ['18.4', '18.8']) assert.equal(await sec(page, id).locator('.exercise').count(), 0, `${id} waits`);
+  await page.locator('details.progress-view > summary').click();
+  await page.locator('a.ex-status[data-ex="ex-18.4-head"]').click();
+  await inView('ex-ex-18.4-head');
+  assert.equal(await sec(page, '18.4').locator('> .lab').count(), 1, 'its lab too');
+  assert.equal(await sec(page, '18.8').locator('.exercise').count(), 0, '18.8 still waits');
+  await page.evaluate(() => { location.hash = '#ex-ex-18.8-init'; });   // typed into the address bar
+  await inView('ex-ex-18.8-init');
+  assert.match(await page.locator('#ex-ex-18\\.8-init .given').textContent(), /^V = \d+$/);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -105,14 +130,17 @@ test('a page fetches the lessons of its own language only', async () => {
   }
 });
 
-// A lesson chunk that cannot be fetched (the network dropped) is a message naming the section,
-// never a blank page.
+// A lesson chunk that cannot be fetched (the network dropped) is a message that says what to do,
+// in the page's language, never a blank page; the worksheet says the same.
 test('a lesson chunk that fails to load is a message, not a blank page', async () => {
-  const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.route(/\/lessons-en-[\w-]+\.js$/, (route) => route.abort());
-  await page.goto(`${server.url}?lang=en&embed=18.3`);
-  const message = page.locator('main p.loading.error');
-  await message.waitFor({ timeout: 30000 });
-  assert.match(await message.textContent(), /^Section 18\.3 could not be shown: /);
-  await page.close();
+  for (const [query, said] of [['?lang=en&embed=18.3', /^Part of the lab \(lessons or controls\) could not be loaded; check the connection and reload the page: /],
+    ['?lang=zh', /^实验的一部分（章节的讲解或控件）没能加载，请检查网络后刷新页面：/], ['?lang=en&print=worksheet', /^Part of the lab /]]) {
+    const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.route(/\/lessons-(en|zh)-[\w-]+\.js$/, (route) => route.abort());
+    await page.goto(server.url + query);
+    const message = page.locator('main p.loading.error');
+    await message.waitFor({ timeout: 30000 });
+    assert.match(await message.textContent(), said, query);
+    await page.close();
+  }
 });

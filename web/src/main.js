@@ -102,7 +102,7 @@ async function worksheet() {
   try {
     [{ core }, sections] = await Promise.all([sharedCore(), loadSections(SECTIONS.map((s) => s.id), lang)]);
   } catch (e) {
-    loading.textContent = t('loadFailed', { message: e.message });
+    loading.textContent = t(e.part ? 'partFailed' : 'loadFailed', { message: e.message });
     loading.classList.add('error');
     return;
   }

@@ -22,8 +22,9 @@
 //     lazy,          true: only the sections in or near the viewport build their labs and
 //                    exercises before the promise resolves; the others build theirs as the
 //                    student scrolls near them or, one at a time, when the page is idle (the
-//                    page's time to interactive; default false). `mounted` resolves once every
-//                    lab is built.
+//                    page's time to interactive; default false); a link to an exercise not
+//                    built yet builds its section first. `mounted` resolves once every lab (and
+//                    its exercises) is built.
 //   }) -> Promise<{ sections: [{id, el}], error, mounted: Promise, destroy() }>
 //
 // The root's children are replaced: a loading line, then the notice and the sections. A core
@@ -46,15 +47,15 @@ const loaded = new Map();   // 'id lang' -> the promise of that section, loaded
 
 /** The sections with these ids, each with its controller (or null) and its lesson in `lang`
  * (chunks of their own, loaded once per page): [{id, prefix, titles, controller, lessons: {[lang]}}].
- * Rejects if a chunk cannot be loaded (the error names the section). */
+ * Rejects if a chunk cannot be loaded (the error's `part` is true: a chunk holds several sections). */
 export function loadSections(ids, lang) {
   return Promise.all(ids.map((id) => {
     const key = `${id} ${lang}`;
     if (!loaded.has(key)) {
       const spec = SECTIONS.find((s) => s.id === id);
-      const p = Promise.all([spec.controller?.() ?? null, spec.lesson[lang]()])
+      const p = Promise.all([spec.loadController?.() ?? null, spec.loadLesson[lang]()])
         .then(([controller, lesson]) => ({ ...spec, controller, lessons: { [lang]: lesson } }),
-          (e) => { throw Object.assign(new Error(e.message), { section: id }); });
+          (e) => { throw Object.assign(new Error(e.message, { cause: e }), { part: true }); });
       p.catch(() => loaded.delete(key));   // tried again next time
       loaded.set(key, p);
     }
@@ -117,7 +118,7 @@ export async function mountLab(root, {
   } catch (e) {
     if (signal?.aborted) return handle;
     handle.error = e;
-    loading.textContent = e.section ? t('sectionFailed', { id: e.section, message: e.message }) : t('loadFailed', { message: e.message });
+    loading.textContent = t(e.part ? 'partFailed' : 'loadFailed', { message: e.message });
     loading.classList.add('error');
     return handle;
   }
@@ -175,8 +176,28 @@ function startLabs(sections, { t, handle }) {
     }
     if (!waiting.length) finish();
   };
-  const finish = () => { io?.disconnect(); removeEventListener('beforeprint', all); cancel(timer); done(); };
+  const finish = () => {
+    io?.disconnect();
+    removeEventListener('beforeprint', all);
+    document.removeEventListener('click', onLink, true);
+    removeEventListener('hashchange', onHash);
+    cancel(timer);
+    done();
+  };
   const all = () => { for (const s of [...waiting]) start(s); };
+  // A link to an exercise whose section is not built yet (the progress table's, or one typed into
+  // the address bar): the section is built at once, so that the link finds it. A click's handlers
+  // run before the browser follows the link; a changed hash scrolls here.
+  const buildFor = (hash) => {
+    const def = exercises.find((x) => `#ex-${x.id}` === hash);
+    const s = def && waiting.find((w) => w.id === def.section);
+    if (s) start(s);
+    return !!s;
+  };
+  const onLink = (e) => { const a = e.target.closest?.('a[href^="#ex-"]'); if (a) buildFor(a.getAttribute('href')); };
+  const onHash = () => { if (buildFor(decodeURIComponent(location.hash))) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView(); };
+  document.addEventListener('click', onLink, true);
+  addEventListener('hashchange', onHash);
   const io = typeof IntersectionObserver === 'function'
     ? new IntersectionObserver((entries) => {
       for (const e of entries) if (e.isIntersecting) start(sections.find((s) => s.el === e.target));

@@ -46,7 +46,8 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
   const slot = controller ? h('div.lab-pending', { 'aria-busy': 'true' }) : null;
   if (slot) el.append(slot);
   // the exercises, after the lab; a lazy section builds them with its lab (they cost as much as
-  // a lab to build: their given values come from the core)
+  // a lab to build: their given values come from the core); a section without a lab (the
+  // chapter's exercises) builds them at once
   const mountExercises = () => {
     const ex = (exercises ?? []).map((def) => mountExercise(def, { core, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
     // the exercises section's own title already says "Exercises": no second heading there

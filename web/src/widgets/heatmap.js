@@ -35,7 +35,10 @@ function step(name, i) {
 }
 /** The colour scales: seq (weights), div (signed data); 256 steps of {bg, fg, rgb} each. */
 export const SCALES = {};
-for (const name of Object.keys(STOPS)) Object.defineProperty(SCALES, name, { enumerable: true, get: () => Array.from({ length: 256 }, (_, i) => step(name, i)) });
+for (const name of Object.keys(STOPS)) {
+  let all = null;   // every step, worked out on the first read
+  Object.defineProperty(SCALES, name, { enumerable: true, get: () => (all ??= Array.from({ length: 256 }, (_, i) => step(name, i))) });
+}
 
 /** Colour of one value: weights on [0, 1], or signed data on [-m, m]. Returns {bg, fg, rgb}. */
 export function colour(v, { signed, max }) {
