@@ -12,6 +12,7 @@ import { serve, launch } from '../tests/web/harness.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const [which = '18.3', rate = '4', edits = '60'] = process.argv.slice(2);
+const RESULTS = process.env.BENCH_RESULTS ?? `${ROOT}bench/results`;   // scripts/bench.sh --smoke writes elsewhere
 const x64 = Array.from({ length: 64 }, (_, t) => `${(t % 5) - 2},${(t % 3) - 1}`).join(';');
 const CASES = {
   '18.3': ['?lang=en', '18.3', 'cell'],
@@ -35,8 +36,10 @@ if (section) {
   await page.goto(server.url + query);
   await ready();
   if (process.env.CSS) await page.addStyleTag({ content: process.env.CSS });
+  // the section's lab is built when it comes into view; then two frames, so that its first paint is done
   await page.evaluate((s) => document.querySelector(`.lab-section[data-section="${s}"]`).scrollIntoView(), section);
-  await page.waitForTimeout(300);
+  await page.waitForSelector(`.lab-section[data-section="${section}"] [data-name="${act === 'cell' ? 'x' : 'causal'}"]`, { timeout: 60000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 await chrome.browser.startTracing(page, { categories });
 await cdp.send('Profiler.start');
@@ -109,6 +112,6 @@ profile.samples.forEach((id, i) => {
 });
 console.log('JavaScript self time per edit (ms), top 25:');
 for (const [k, v] of [...selfTime].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(v / n).toFixed(3).padStart(8)}  ${k}`);
-mkdirSync(`${ROOT}bench/results`, { recursive: true });
-writeFileSync(`${ROOT}bench/results/trace.json`, JSON.stringify(trace));
-writeFileSync(`${ROOT}bench/results/profile.cpuprofile`, JSON.stringify(profile));   // Chromium DevTools opens it
+mkdirSync(RESULTS, { recursive: true });
+writeFileSync(`${RESULTS}/trace.json`, JSON.stringify(trace));
+writeFileSync(`${RESULTS}/profile.cpuprofile`, JSON.stringify(profile));   // Chromium DevTools opens it

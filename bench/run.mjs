@@ -10,6 +10,7 @@ import { initTfjs, tfjsCase } from './tfjs-baseline.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const repeats = Number(process.argv[2] ?? 7);
+const RESULTS = process.env.BENCH_RESULTS ?? `${ROOT}bench/results`;   // scripts/bench.sh --smoke writes elsewhere
 const TEXT = `${ROOT}lessons/data/train.txt`;
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 
@@ -117,6 +118,6 @@ for (const r of rows.filter((x) => /\(B (1, T 256, C 64, heads 4|4, T 256, C 128
   const ratio = r['wasm/native'];
   console.log(`  ${r.work}: ${ratio.toFixed(2)} ${ratio <= 1.3 ? 'met' : 'NOT met'}`);
 }
-mkdirSync(`${ROOT}bench/results`, { recursive: true });
-writeFileSync(`${ROOT}bench/results/bench.json`, JSON.stringify({ machine, rows, native, wasm, js: jsBase, tfjs }, null, 2));
-console.log('\nwrote bench/results/bench.json');
+mkdirSync(RESULTS, { recursive: true });
+writeFileSync(`${RESULTS}/bench.json`, JSON.stringify({ machine, rows, native, wasm, js: jsBase, tfjs }, null, 2));
+console.log(`\nwrote ${RESULTS}/bench.json`);

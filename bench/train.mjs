@@ -3,13 +3,15 @@
 // 10 minutes against the unigram baseline, the best validation point) and how long the page's
 // main thread spends on each message from the worker, minute by minute (it must stay flat).
 // Writes bench/results/train.json.
-//   node bench/train.mjs [minutes = 10] [lang = zh]   (after npm run build)
+//   node bench/train.mjs [minutes = 10] [lang = zh]   (after npm run build; minutes may be a fraction)
+//   BENCH_RESULTS=dir writes there instead of bench/results (scripts/bench.sh --smoke does)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { serve, launch } from '../tests/web/harness.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const MINUTES = Number(process.argv[2] ?? 10);
 const LANG = process.argv[3] ?? 'zh';
+const RESULTS = process.env.BENCH_RESULTS ?? `${ROOT}bench/results`;
 const S8 = '.lab-section[data-section="18.8"]';
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN; };
 
@@ -34,12 +36,14 @@ await page.addInitScript(() => {
   };
 });
 await page.goto(`${server.url}?lang=${LANG}`);
-await page.waitForFunction((sel) => {   // sections off screen have estimated heights until drawn: scroll until it stays
-  const el = document.querySelector(`${sel} [data-name="start"]`);
-  el.scrollIntoView({ block: 'center' });
-  const r = el.getBoundingClientRect();
-  return r.top >= 0 && r.bottom <= innerHeight;
-}, S8, { polling: 250, timeout: 15000 });
+// 18.8's lab is built when it comes into view: scroll to the section (its start button once it
+// exists) until the button stays in view (sections off screen have estimated heights until drawn)
+await page.waitForFunction((sel) => {
+  const start = document.querySelector(`${sel} [data-name="start"]`);
+  (start ?? document.querySelector(sel)).scrollIntoView({ block: 'center' });
+  const r = start?.getBoundingClientRect();
+  return r && r.top >= 0 && r.bottom <= innerHeight;
+}, S8, { polling: 250, timeout: 60000 });
 await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0', S8, { timeout: 60000 });
 const read = () => page.evaluate((sel) => {
   const dd = (c) => document.querySelector(`${sel} dl[data-name="stats"] dd.${c}`)?.textContent ?? '';
@@ -50,9 +54,11 @@ const read = () => page.evaluate((sel) => {
 const untrained = await read();
 const startWall = untrained.wall;
 await page.locator(`${S8} [data-name="start"]`).click();
+// a reading every 5 s of training (the section's own clock), the last at MINUTES
 const samples = [];
-while (true) {
-  await page.waitForTimeout(5000);
+for (let at = Math.min(5, MINUTES * 60); ; at = Math.min(at + 5, MINUTES * 60)) {
+  await page.waitForFunction(([sel, at]) => Number.parseFloat(document.querySelector(`${sel} dl[data-name="stats"] dd.time`)?.textContent) >= at,
+    [S8, at], { timeout: (at + 120) * 1000 });
   const r = await read();
   samples.push(r);
   if (r.seconds >= MINUTES * 60) break;
@@ -83,6 +89,6 @@ for (const m of marks) {
 console.log(`  ${(last.step / last.seconds).toFixed(1)} steps/s on average; last sample: ${JSON.stringify(sample.slice(0, 80))}`);
 console.log('main-thread time per worker message (handler, including the repaint), by minute:');
 for (const p of perMinute) console.log(`  minute ${p.minute}: ${p.messages} messages, median ${p.medianMs.toFixed(2)} ms, p95 ${p.p95Ms.toFixed(2)} ms, max ${p.maxMs.toFixed(1)} ms`);
-mkdirSync(`${ROOT}bench/results`, { recursive: true });
-writeFileSync(`${ROOT}bench/results/train.json`, JSON.stringify({ lang: LANG, minutes: MINUTES, untrained, marks, samples, perMinute }, null, 2));
-console.log('wrote bench/results/train.json');
+mkdirSync(RESULTS, { recursive: true });
+writeFileSync(`${RESULTS}/train.json`, JSON.stringify({ lang: LANG, minutes: MINUTES, untrained, marks, samples, perMinute }, null, 2));
+console.log(`wrote ${RESULTS}/train.json`);

@@ -1,30 +1,73 @@
 #!/usr/bin/env bash
-# Every suite: the native doctest suite (through ctest), the mutation check of that suite, the
-# same suite under ASan + UBSan, a short libFuzzer run over the C++ API, the WASM module in Node
-# (node --test, including the native-vs-WASM golden cases and the lesson files), the built page
-# in headless Chromium (node --test tests/web) and a smoke suite of it in headless Firefox ESR
-# (node --test tests/firefox). Fails if any suite fails.
+# `npm test`: every suite, each a stage timed on its own; at the end a table of the stages (wall
+# time, result) and of the slowest tests. Fails if any stage fails (the later ones still run).
+#   bootstrap, build           scripts/bootstrap.sh, scripts/build.sh all (native, WASM, the site)
+#   native                     the doctest suite through ctest, each case a CTest test
+#   mutants                    scripts/mutants.mjs: every planted slip must fail the native suite
+#   sanitize                   the suite under ASan + UBSan (clang), from the build the fuzz targets share
+#   fuzz                       scripts/fuzz.sh 3: each libFuzzer target for 3 s from the kept corpus
+#   node                       the WASM module and the page's modules in Node (node --test tests/node)
+#   chromium                   the built page in headless Chromium (node --test tests/web)
+#   firefox                    a smoke suite of the page in Firefox ESR (node --test tests/firefox)
+#   bench                      scripts/bench.sh --smoke: every benchmark script, briefly
+# TEST_CONCURRENCY=n sets how many test files node --test runs at once (default 1: one browser
+# file keeps both cores busy, and two at a time were measured no faster; docs/testing.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh || exit 1
-bash scripts/build.sh all || { echo "test: build failed" >&2; exit 1; }
-
+out=build/test-report
+rm -rf "$out" && mkdir -p "$out"
+jobs=$(nproc 2>/dev/null || echo 2)
+concurrency=${TEST_CONCURRENCY:-1}
 status=0
-echo "== native: doctest through ctest"
-ctest --test-dir build/native --output-on-failure || status=1
-echo "== mutation check: every slip in scripts/mutants.txt must fail the native suite"
-bash scripts/mutants.sh || status=1
-echo "== native under AddressSanitizer + UndefinedBehaviorSanitizer: doctest through ctest"
-{ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DATTN_SANITIZE=ON >/dev/null &&
-  cmake --build build/asan -j "$(nproc)" --target attn_tests >/dev/null &&
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --test-dir build/asan --output-on-failure; } || status=1
-echo "== fuzzing the C++ API briefly (scripts/fuzz.sh 60 for the long run)"
-bash scripts/fuzz.sh 3 || status=1
-echo "== golden cases from the native build"
-build/native/attn_golden build/golden.json || status=1
-echo "== WASM in Node and the page in Chromium: node --test"
-node --test tests/node/ tests/web/ || status=1
-echo "== the page in Firefox ESR (smoke suite): node --test tests/firefox/"
-node --test tests/firefox/ || status=1
+
+# stage NAME COMMAND...: runs the command, its output shown as it goes, and records its wall time and result
+stage() {
+  local name=$1; shift
+  echo "== $name: $*"
+  local t0 rc
+  t0=$(date +%s%N)
+  "$@"
+  rc=$?
+  printf '%s\t%s\t%s\n' "$name" "$(( ($(date +%s%N) - t0) / 1000000 ))" "$rc" >>"$out/stages.tsv"
+  ((rc == 0)) || status=1
+  return $rc
+}
+# node --test with the spec reporter on the console and one JSON line per test for the table
+node_suite() {
+  local name=$1; shift
+  node --test --test-concurrency="$concurrency" --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=./tests/timing-reporter.mjs --test-reporter-destination="$out/$name.jsonl" "$@"
+}
+# ctest NAME DIR ARGS...: the summary on the console, the whole log (with each failure's output) when it fails
+run_ctest() {
+  local name=$1 dir=$2; shift 2
+  ctest --test-dir "$dir" -j "$jobs" --output-on-failure --output-junit "$PWD/$out/$name.xml" "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  if ((rc == 0)); then tail -n 3 "$out/$name.log"; else cat "$out/$name.log"; fi
+  return $rc
+}
+native() {
+  run_ctest native build/native &&
+  build/native/attn_golden build/golden.json   # seeded cases computed natively, for the WASM suite
+}
+sanitized() {
+  cmake -S . -B build/sanitize -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+    -DATTN_FUZZ=ON >/dev/null &&
+  cmake --build build/sanitize -j "$jobs" --target attn_tests fuzz_softmax fuzz_sdpa fuzz_mha fuzz_positions fuzz_options fuzz_gpt >/dev/null &&
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_ctest sanitize build/sanitize -LE training
+}
+
+if stage bootstrap bash scripts/bootstrap.sh && stage build bash scripts/build.sh all; then
+  stage native native
+  stage mutants node scripts/mutants.mjs
+  stage sanitize sanitized
+  stage fuzz bash scripts/fuzz.sh 3
+  stage node node_suite node tests/node/
+  stage chromium node_suite chromium tests/web/
+  stage firefox node_suite firefox tests/firefox/
+  stage bench bash scripts/bench.sh --smoke
+else
+  echo "test: the set-up failed; nothing was tested" >&2
+fi
+node scripts/test-report.mjs "$out"
 exit $status

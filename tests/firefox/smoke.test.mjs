@@ -38,13 +38,14 @@ const heatmaps = (where, sels) => where.evaluate((sels) => sels.map((sel) => [..
 const heatmap = async (where, sel) => (await heatmaps(where, [sel]))[0];
 const texts = (page, sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent));
 const readout = (page, id, name) => texts(page, `${sec(id)} dl[data-name="${name}"] dd`);
-/** Read until `ok` holds (the page may paint on a later frame) or 10 s pass; returns the last reading. */
+/** Read until `ok` holds (the page may paint on a later frame), at most 2,000 readings; returns the
+ * last reading. Each reading is a round trip to the browser, which paces the loop (as Puppeteer's
+ * own waitForFunction polls); the assertion after it says what was wrong if `ok` never held. */
 async function settle(read, ok) {
-  const end = Date.now() + 10000;
-  for (;;) {
+  for (let n = 0; ; n++) {
     const v = await read();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
+    if (ok(v) || n >= 2000) return v;
+    await new Promise((r) => setImmediate(r));
   }
 }
 const within = (B, tol) => (A) => A.length === B.length && A.every((r, i) => r.length === B[i].length) && ref.maxAbs(A, B) <= tol;
@@ -105,8 +106,13 @@ test('every section renders in Chinese and computes its defaults; console errors
   assert.equal((await readout(page, '18.7', 'probe'))[0], '0');
   assert.deepEqual(errors, []);
   // the error channel is live: a console error and an uncaught error on this page are both seen
+  const both = new Promise((resolve) => {   // openPage's listeners (registered first) have recorded each one
+    const check = () => { if (errors.length >= 2) resolve(); };
+    page.on('console', check);
+    page.on('pageerror', check);
+  });
   await page.evaluate(() => { console.error('smoke-probe'); setTimeout(() => { throw new Error('smoke-throw'); }); });
-  await settle(async () => errors.length, (n) => n >= 2);
+  await both;
   assert.ok(errors.some((e) => e.includes('smoke-probe')) && errors.some((e) => e.includes('smoke-throw')), JSON.stringify(errors));
   await page.close();
 });

@@ -67,8 +67,9 @@ TEST_SUITE("provenance") {
             const Options o = mha_options(x, m);
             const std::pair<const char*, const Tensor*> quantities[] = {{"q", &r.q}, {"k", &r.k}, {"v", &r.v},
                 {"scores", &r.scores}, {"weights", &r.weights}, {"out", &r.out}};
-            for (const auto& [name, t] : quantities)
+            for (const auto& [label, t] : quantities)
                 for (std::size_t f = 0; f < t->size(); ++f) {
+                    const char* name = label;   // CAPTURE's lambda cannot see a structured binding (clang 14, C++17)
                     CAPTURE(name); CAPTURE(f);
                     const Explanation e = explain("multiHeadAttention", name, index_of(*t, f), o);
                     CHECK(same_bits(e.value, t->data()[f]));
@@ -290,8 +291,9 @@ TEST_SUITE("provenance") {
             const SdpaGrads g = sdpa_backward(q, k, v, G, so);
             const double scale = std::string(c.scale) == "head" ? 1.0 / std::sqrt(double(c.d)) : 1.0;
             const std::pair<const char*, const Tensor*> grads[] = {{"dq", &g.dq}, {"dk", &g.dk}, {"dv", &g.dv}};
-            for (const auto& [name, t] : grads)
+            for (const auto& [label, t] : grads)
                 for (std::size_t f = 0; f < t->size(); ++f) {
+                    const char* name = label;   // CAPTURE's lambda cannot see a structured binding (clang 14, C++17)
                     CAPTURE(name); CAPTURE(f);
                     const std::vector<double> at = index_of(*t, f);
                     const Explanation e = explain("gradcheck", name, at, o);

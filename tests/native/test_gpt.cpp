@@ -321,7 +321,9 @@ TEST_SUITE("gpt") {
                 {"scores", {&want.scores, &b.scores}}, {"weights", {&want.weights, &b.weights}}, {"heads", {&want.heads, &b.heads}},
                 {"proj", {&want.proj, &b.proj}}, {"residual", {&want.residual, &b.residual}}, {"ln2", {&want.ln2, &b.ln2}},
                 {"fc", {&want.fc, &b.fc}}, {"gelu", {&want.gelu, &b.gelu}}, {"fcproj", {&want.fcproj, &b.fcproj}}, {"out", {&out, &b.out}}};
-            for (const auto& [name, pair] : stages) {
+            for (const auto& stage : stages) {
+                const char* name = stage.first;   // not a structured binding: CAPTURE's lambda (clang 14, C++17)
+                const auto& pair = stage.second;
                 CAPTURE(name);
                 REQUIRE(pair.first->size() == pair.second->size());
                 CHECK(ref::max_abs(*pair.first, pair.second->data()) < 1e-12);

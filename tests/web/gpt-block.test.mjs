@@ -148,10 +148,12 @@ test('18.8: pointing at A[t, j] explains it with the core\'s numbers; the panel\
   const t = 6, j = 2;
   const target = fig(s8, 'b-a').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(j);
   const p = s8.locator('div.provenance');
-  for (let tries = 0; (await p.getAttribute('data-at')) !== '6,2'; tries++) {   // hover again if a repaint moved the cell away
+  for (let tries = 0; ; tries++) {   // hover again if a repaint moved the cell away before the panel followed
     assert.ok(tries < 5, 'the panel follows the pointer');
     await target.hover();
-    await page.waitForTimeout(300);
+    const followed = await page.waitForFunction(([sel]) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,2', [S8], { timeout: 5000 })
+      .then(() => true, () => false);
+    if (followed) break;
   }
   assert.match(await p.locator('.prov-formula').textContent(), /A\[6,2\] = exp\(S\[6,2\] − m\) \/ Σⱼ exp\(S\[6,j\] − m\)/);
   const value = await p.locator('.prov-value').getAttribute('data-value');

@@ -43,37 +43,55 @@ async function built(page, s8) {
   await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0'
     && document.querySelector(`${sel} dl[data-name="future"] dd.prefix`), S8, { timeout: 30000 });
 }
-const waitSeconds = (page, sec) => page.waitForFunction(([sel, sec]) =>
-  Number.parseFloat(document.querySelector(`${sel} dl[data-name="stats"] dd.time`)?.textContent) >= sec, [S8, sec], { timeout: (sec + 60) * 1000, polling: 200 });
+/** Train the page's model to exactly `steps` steps: a `start` with `until` sent to the page's own
+ * worker (the page's Start sends `until: null`); the worker then stops and says `paused`. */
+async function trainTo(page, s8, steps, whileTraining = async () => {}) {
+  await page.evaluate((until) => window.__workers[0].postMessage({ type: 'start', until }), steps);
+  await whileTraining();
+  await page.waitForFunction(([sel, n]) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === String(n), [S8, steps], { timeout: 120000 });
+}
+/** The validation loss of the chart's data table at `step` (an evaluation every EVAL_EVERY steps). */
+async function valAt(s8, step) {
+  await s8.page().waitForFunction(([sel, step]) => [...document.querySelectorAll(`${sel} details.chart-data tbody tr`)]   // rows are built once the table is open
+    .some((tr) => tr.firstElementChild?.textContent === String(step)), [S8, step]);
+  const rows = await s8.locator('details.chart-data tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  const row = rows.find((r) => r[0] === String(step));
+  assert.ok(row, `an evaluation at step ${step} in the chart's table (${rows.map((r) => r[0])})`);
+  return Number.parseFloat(row[2].replace('−', '-'));
+}
 
-test('18.8 on the default corpus (zh): after one minute the validation loss is below the baseline and below its value at 30 s; the check stays 0', async (t) => {
-  const { page, errors, s8 } = await open();
+// 18.8 learns, counted in steps: the seed is fixed and the worker's training deterministic, so
+// these losses are the same on any machine at any load (the long curve is in `npm run bench`).
+const STEPS = 400;
+test(`18.8 on the default corpus (zh): after ${STEPS} steps the validation loss is below the baseline and below its value at ${STEPS / 2}; the check stays 0`, async (t) => {
+  const { page, errors, s8 } = await open('', { captureWorkers: true });
   await built(page, s8);
   const V = Number(await stat(s8, 'vocab'));
   assert.ok(V > 1000 && V <= 2048, `the poems' vocabulary: ${V}`);
   const initial = await num(s8, 'val-loss');
   assert.ok(Math.abs(initial - Math.log(V)) < 0.3, `untrained loss ${initial} is about ln V = ${Math.log(V)}`);
   const unigram = await num(s8, 'unigram');
-  await s8.locator('[data-name="start"]').click();
-  await waitSeconds(page, 30);
-  const val30 = await num(s8, 'val-loss');
-  const nodes30 = await s8.evaluate((el) => el.querySelectorAll('*').length);
-  await waitSeconds(page, 60);
-  const val60 = await num(s8, 'val-loss'), steps60 = Number(await stat(s8, 'step'));
-  const nodes60 = await s8.evaluate((el) => el.querySelectorAll('*').length);
-  t.diagnostic(`V ${V}, baseline ${unigram}, validation loss ${initial} untrained, ${val30} at 30 s, ${val60} at 60 s (${steps60} steps)`);
-  assert.ok(val60 < unigram, `after a minute (${steps60} steps) the validation loss ${val60} is below the unigram baseline ${unigram}`);
-  assert.ok(val60 < val30, `and still falling: ${val30} at 30 s, ${val60} at 60 s`);
-  assert.ok(Math.abs(nodes60 - nodes30) <= 6, `the section keeps its size while training: ${nodes30} -> ${nodes60} elements`);
+  await trainTo(page, s8, STEPS / 2);
+  const nodesHalf = await s8.evaluate((el) => el.querySelectorAll('*').length);
+  // the page stays responsive while training: typing in another section recomputes at once
+  await trainTo(page, s8, STEPS, async () => {
+    await page.locator('.lab-section[data-section="18.1"] [data-name="x"] input').first().fill('5');
+    assert.equal((await heatmapValues(page.locator('.lab-section[data-section="18.1"] [data-name="y0"]')))[0][0], 5);
+  });
+  const nodesEnd = await s8.evaluate((el) => el.querySelectorAll('*').length);
+  await s8.locator('details.chart-data summary').click();
+  const valHalf = await valAt(s8, STEPS / 2), valEnd = await valAt(s8, STEPS);
+  assert.equal(await num(s8, 'val-loss'), valEnd, 'the stats show the last evaluation');
+  t.diagnostic(`V ${V}, baseline ${unigram}, validation loss ${initial} untrained, ${valHalf} at step ${STEPS / 2}, ${valEnd} at step ${STEPS}`);
+  assert.ok(valEnd < unigram, `after ${STEPS} steps the validation loss ${valEnd} is below the unigram baseline ${unigram}`);
+  assert.ok(valEnd < valHalf, `and still falling: ${valHalf} at step ${STEPS / 2}, ${valEnd} at step ${STEPS}`);
+  assert.ok(Math.abs(nodesEnd - nodesHalf) <= 6, `the section keeps its size while training: ${nodesHalf} -> ${nodesEnd} elements`);
   // the chart rings the best validation point, with its value and step
   const best = await stat(s8, 'best-loss');
   const mark = await s8.locator('svg.chart .mark-label').textContent();
   const [bestVal, bestStep] = best.match(/[\d.]+/g);
   assert.ok(Math.abs(Number(mark.match(/[\d.]+/)[0]) - Number(bestVal)) <= 6e-4 && mark.includes(`第 ${bestStep} 步`), `mark "${mark}" vs best ${best}`);
-  // the page stayed responsive while training: typing in another section recomputes at once
-  await page.locator('.lab-section[data-section="18.1"] [data-name="x"] input').first().fill('5');
-  assert.equal((await heatmapValues(page.locator('.lab-section[data-section="18.1"] [data-name="y0"]')))[0][0], 5);
-  await s8.locator('[data-name="pause"]').click();
+  // stopped at the step asked for, the page asks for a sample and the maps, as after "Pause"
   await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="sample"]`)?.textContent.length > 60, S8, { timeout: 20000 });
   const change = (await heatmapValues(s8.locator('[data-name="future"]')))[0];
   assert.ok(change.slice(0, 7).every((v) => v === 0), 'prefix (t = 6) exactly unchanged');
@@ -226,7 +244,9 @@ test('at 390 px: chart text is at least 11 px (18.4 and 18.8) and no 18.8 text r
   }
 });
 
-test('18.8 after 10,000 evaluation points: one worker message costs a fixed budget, the chart keeps the first and best points, the DOM stays bounded', async () => {
+// What one message costs is counted, not timed (the time per message is bench/train.mjs's): the
+// points drawn and the elements stay bounded however long the history grows.
+test('18.8 after 10,000 evaluation points: the chart draws a bounded number of points, keeps the first and best, the DOM stays bounded', async (t) => {
   const { page, errors, s8 } = await open('?embed=18.8&lang=en', { captureWorkers: true });
   await built(page, s8);
   const r = await page.evaluate(() => {
@@ -239,21 +259,18 @@ test('18.8 after 10,000 evaluation points: one worker message costs a fixed budg
       return { type: 'progress', step, loss: val - 0.1, stepsPerSec: 24, tokensPerSec: 6144, seconds: step / 24,
         point: { step, seconds: step / 24, train: val - 0.1, val }, due: false };
     };
-    const times = [];
-    let nodes1000 = 0;
+    const drawn = () => [...sec.querySelectorAll('svg.chart polyline')].map((p) => p.points.length);
+    let nodes1000 = 0, drawn1000 = [];
     for (let i = 1; i <= 10000; i++) {
-      const t0 = performance.now();
       w.onmessage({ data: msg(i) });
-      times.push(performance.now() - t0);
-      if (i === 1000) nodes1000 = sec.querySelectorAll('*').length;
+      if (i === 1000) { nodes1000 = sec.querySelectorAll('*').length; drawn1000 = drawn(); }
     }
-    // medians: a busy machine preempts the page now and then, which says nothing about the page's own work
-    const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-    return { at1000: median(times.slice(500, 1000)), at10000: median(times.slice(-500)), nodes1000, nodes10000: sec.querySelectorAll('*').length, bestStep: BEST * 25 };
+    return { nodes1000, nodes10000: sec.querySelectorAll('*').length, drawn1000, drawn10000: drawn(), bestStep: BEST * 25 };
   });
-  const ms = `median ${r.at1000.toFixed(2)} ms at 1,000 points, ${r.at10000.toFixed(2)} ms at 10,000`;
-  assert.ok(r.at10000 < 5, `one message stays within 5 ms: ${ms}`);
-  assert.ok(r.at10000 < 2 * r.at1000 + 0.5, `the work per message does not grow with the history: ${ms}`);
+  t.diagnostic(`points drawn per line: ${r.drawn1000} at 1,000 evaluations, ${r.drawn10000} at 10,000`);
+  assert.equal(r.drawn10000.length, 2, 'the training and validation lines');
+  assert.ok(r.drawn10000.every((n) => n >= 100 && n <= 320), `each line thinned to a bounded number of points: ${r.drawn10000}`);
+  assert.ok(r.drawn10000.every((n, i) => n <= r.drawn1000[i] + 20), `no more points after 10,000 evaluations than after 1,000: ${r.drawn1000} -> ${r.drawn10000}`);
   assert.ok(Math.abs(r.nodes10000 - r.nodes1000) <= 8, `about the same number of elements (axis ticks vary) after 1,000 and 10,000 points: ${r.nodes1000}, ${r.nodes10000}`);
   assert.equal(await stat(s8, 'step'), '250000');
   assert.match(await s8.locator('svg.chart .mark-label').textContent(), new RegExp(`1\\.250 \\(step ${r.bestStep}\\)`));

@@ -1,22 +1,33 @@
 // Shared set-up for the browser suites: serve a folder on loopback under a sub-path (the lab
 // must work from any path), and drive Debian's Chromium through playwright-core.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
-/** Start scripts/serve.mjs on a free port; resolves to {url, close}. */
+/** The name of an empty page that serve() adds to every folder it serves: a same-origin host for
+ * iframes, and where a page handed back to the pool waits (see openPage). */
+export const BLANK = '__blank__.html';
+
+/** Start scripts/serve.mjs on a free port for `dir` (with BLANK beside its files, through a folder
+ * of links); resolves to {url, blank, close}. */
 export function serve(dir, base = '/course/attention/') {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), dir, '--port', String(20000 + Math.floor(Math.random() * 20000)), '--base', base],
+  const overlay = mkdtempSync(join(tmpdir(), 'attention-lab-serve-'));
+  for (const name of readdirSync(dir)) symlinkSync(join(resolve(dir), name), join(overlay, name));
+  writeFileSync(join(overlay, BLANK), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>blank</title><link rel="icon" href="data:,"></head><body></body></html>');
+  const cleanup = () => rmSync(overlay, { recursive: true, force: true });
+  return new Promise((resolveServer, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), overlay, '--port', String(20000 + Math.floor(Math.random() * 20000)), '--base', base],
       { stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.on('data', (d) => {
       const m = /(http:\/\/\S+)/.exec(String(d));
-      if (m) resolve({ url: m[1], close: () => child.kill() });
+      if (m) resolveServer({ url: m[1], blank: m[1] + BLANK, close: () => { child.kill(); cleanup(); } });
     });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    child.on('exit', (code) => { cleanup(); reject(new Error(`server exited with ${code}`)); });
   });
 }
 
@@ -30,14 +41,65 @@ export async function launch() {
   return { browser, close: () => browser.close() };
 }
 
-/** A new page that records console errors and page errors. */
+// Pages are reused through navigation: a new page costs a new browser context and renderer
+// process (about 2 CPU-seconds here), a navigation of a page that exists about a quarter of that.
+// A test's page.close() hands the page back; the next openPage() of the same browser resets it
+// (listeners, viewport, emulated media, pointer, the origin's storage) and navigates it. A page
+// that cannot be reset (an init script, a fake clock, routes or bindings were added, or it went to a
+// second origin) is closed for good instead; so is one whose test failed before closing it.
+const DEFAULT_VIEWPORT = { width: 1280, height: 900 };
+const pools = new WeakMap();   // browser -> pages free for the next openPage
+
+function poolable(page, pool) {
+  const close = page.close.bind(page);
+  const state = { dirty: false, origins: new Set() };
+  const track = () => page.on('framenavigated', (f) => { if (f === page.mainFrame() && /^https?:/.test(f.url())) state.origins.add(new URL(f.url()).origin); });
+  track();
+  for (const name of ['addInitScript', 'route', 'routeFromHAR', 'exposeFunction', 'exposeBinding']) {
+    const original = page[name].bind(page);
+    page[name] = (...args) => { state.dirty = true; return original(...args); };
+  }
+  const install = page.clock.install.bind(page.clock);
+  page.clock.install = (...args) => { state.dirty = true; return install(...args); };
+  page.close = async () => {
+    if (state.dirty || state.origins.size > 1 || page.isClosed() || !/^https?:/.test(page.url())) return close();
+    try {
+      await page.evaluate(() => { localStorage.clear(); sessionStorage.clear(); });
+      // a blank document of the same server (BLANK): the old one stops (its workers and timers
+      // with it) and the renderer process stays for the next test's page
+      await page.goto(new URL(BLANK, page.url()).href);
+      page.removeAllListeners();
+      track();
+      await page.setViewportSize(DEFAULT_VIEWPORT);
+      await page.emulateMedia({ media: null, colorScheme: null, reducedMotion: null, forcedColors: null });
+      await page.mouse.move(0, 0);
+      pool.push(page);
+    } catch {
+      await close().catch(() => {});
+    }
+  };
+  return page;
+}
+
+/** A page (new, or one a finished test handed back) at `url`, recording console errors and page errors. */
 export async function openPage(browser, url) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  if (!pools.has(browser)) pools.set(browser, []);
+  const pool = pools.get(browser);
+  const page = pool.pop() ?? poolable(await browser.newPage({ viewport: DEFAULT_VIEWPORT }), pool);
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(url);
   return { page, errors };
+}
+
+/** A page of the pool at the server's empty page, with `viewport` and emulated media (e.g.
+ * reducedMotion) set: for a test that sets the page up before it loads what it checks. */
+export async function blankPage(browser, server, { viewport, ...media } = {}) {
+  const r = await openPage(browser, server.blank);
+  if (viewport) await r.page.setViewportSize(viewport);
+  if (Object.keys(media).length) await r.page.emulateMedia(media);
+  return r;
 }
 
 /** Numbers shown in a heatmap (by its figure), as rows. */
@@ -66,8 +128,8 @@ export const sec = (page, id) => page.locator(`.lab-section[data-section="${id}"
 export const fig = (page, id, name) => sec(page, id).locator(`[data-name="${name}"]`);
 
 /** Resolves once the page has written its URL: main.js writes it 250 ms after the last edit
- * (URL_QUIET), with a margin for a loaded machine. */
-export const urlWritten = (page) => page.waitForTimeout(800);
+ * (URL_QUIET) and marks <html data-url-due> until then. */
+export const urlWritten = (page) => page.waitForFunction(() => !('urlDue' in document.documentElement.dataset));
 
 /** Resolves once every section's lab is built: the whole page builds the labs out of view after
  * its first paint (mount.js, lazy), and marks 'attention-lab:mounted' when all are. */

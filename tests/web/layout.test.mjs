@@ -8,7 +8,7 @@
 // pixel density, and CSS zoom on the root would leave the viewport and its queries at 1280 px).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, labMounted } from './harness.mjs';
+import { serve, launch, openPage, blankPage, labMounted } from './harness.mjs';
 import { SECTIONS as LIST } from '../../web/src/sections/index.js';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
@@ -116,7 +116,7 @@ async function check(frameOrPage, id, measure) {
 }
 
 async function phone(lang, width = 390, height = 844) {
-  const page = await chrome.browser.newPage({ viewport: { width, height } });
+  const { page } = await blankPage(chrome.browser, server, { viewport: { width, height } });
   await page.goto(`${server.url}?lang=${lang}`);
   await page.waitForSelector('.lab-section[data-section="exercises"]', { timeout: 15000 });
   await labMounted(page);
@@ -124,8 +124,8 @@ async function phone(lang, width = 390, height = 844) {
 }
 
 async function iframe(lang, id) {
-  const page = await chrome.browser.newPage({ viewport: { width: 1000, height: 900 } });
-  await page.goto(server.url);
+  const { page } = await openPage(chrome.browser, server.blank);   // an empty page of the same server
+  await page.setViewportSize({ width: 1000, height: 900 });
   await page.evaluate((src) => {
     const f = document.createElement('iframe');
     f.src = src;
@@ -191,7 +191,7 @@ for (const lang of ['zh', 'en']) {
 
 test('a row\'s statistic (row marks) stays beside a scrolled matrix on a wide screen and scrolls with its row on a phone; an explanation stays in view on a wide screen', async () => {
   const position = (page) => page.locator('.lab-section[data-section="18.2"] table.heatmap td.rowmark').first().evaluate((td) => getComputedStyle(td).position);
-  const wide = await chrome.browser.newPage({ viewport: { width: 1280, height: 500 } });
+  const { page: wide } = await blankPage(chrome.browser, server, { viewport: { width: 1280, height: 500 } });
   await wide.goto(`${server.url}?lang=en`);
   await labMounted(wide);
   assert.equal(await position(wide), 'sticky');

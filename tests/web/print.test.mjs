@@ -135,7 +135,6 @@ test('the browser’s print of the lab page: tools hidden, every section, nothin
   await page.waitForSelector('.progress-view', { timeout: 20000 });
   await labMounted(page);
   const problems = await clipped(page, 'A4', 'main');
-  await page.waitForTimeout(300);
   const hidden = await page.evaluate(() => ['.toc', '.progress-view', '.section-tools', 'details.hint', 'details.solution', '.lang-switch']
     .map((sel) => [sel, [...document.querySelectorAll(sel)].every((el) => getComputedStyle(el).display === 'none')]));
   assert.deepEqual(hidden.filter(([, ok]) => !ok), []);

@@ -135,7 +135,7 @@ test('storage that throws: the page works, progress lasts while it is open, and 
 
 test('the embed keeps progress in the same place as the page, and shows its own view', async () => {
   const { page, errors, close } = await fresh();
-  await page.goto(server.url);   // same origin as the frame
+  await page.goto(server.blank);   // same origin as the frame
   await page.evaluate((src) => {
     const f = document.createElement('iframe');
     f.src = src;

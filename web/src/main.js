@@ -32,6 +32,7 @@ document.title = t('title');
 // An edit's state reaches the URL once the edits pause for URL_QUIET ms: replaceState costs about
 // 8 ms of the main thread here (30 ms with the CPU slowed 4x, bench/profile-page.mjs), too much to
 // pay on every keystroke or slider step. Leaving or hiding the page writes what is still due.
+// While a write is due, <html> carries data-url-due (a script or a test waits for it to go).
 const URL_QUIET = 250;
 let urlTimer = 0;
 function writeUrl() {
@@ -40,10 +41,12 @@ function writeUrl() {
   const url = new URL(location.href);
   url.search = params.toString();
   history.replaceState(null, '', url);
+  delete document.documentElement.dataset.urlDue;
 }
 function writeUrlSoon() {
   clearTimeout(urlTimer);
   urlTimer = setTimeout(writeUrl, URL_QUIET);
+  document.documentElement.dataset.urlDue = '';
 }
 addEventListener('pagehide', () => { if (urlTimer) writeUrl(); });
 addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden' && urlTimer) writeUrl(); });

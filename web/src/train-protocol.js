@@ -10,7 +10,7 @@ export const EVAL_EVERY = 50, EVAL_BATCHES = 8;
 export const REQUESTS = {
   init: ['module', 'bytes'],                              // the compiled core (same origin) or its bytes (file://); one is null
   reset: ['text', 'options'],                             // a new model: createModel(text, options)
-  start: [],
+  start: ['until'],                                       // train until step `until` (then `paused`), or on (null)
   pause: [],
   sample: ['prompt', 'length', 'temperature', 'seed'],
   attention: ['text'],
@@ -28,7 +28,7 @@ export const REPLIES = {
   // seconds spent training so far; `point` is a new evaluation {step, seconds, train, val} or null;
   // `due` is true when a new sample and new maps are worth asking for
   progress: ['step', 'loss', 'stepsPerSec', 'tokensPerSec', 'seconds', 'point', 'due'],
-  paused: ['step'],
+  paused: ['step'],                                       // after `pause`, or at the step `start` asked for
   sample: ['text', 'step'],
   attention: ['text', 'maps', 'step'],
   future: ['text', 't', 'result', 'step'],

@@ -8,7 +8,7 @@ import { instantiateCore } from '../../wasm/js/api.js';
 import { REQUESTS, REPLIES, EVAL_EVERY, EVAL_BATCHES, message, dispatcher } from './train-protocol.js';
 
 const SAMPLE_EVERY = 200, SLICE_MS = 120;
-let core = null, model = null, running = false, step = 0, seconds = 0;
+let core = null, model = null, running = false, step = 0, seconds = 0, until = Infinity;
 const post = (type, fields) => postMessage(message(REPLIES, type, fields));
 
 /** The model's loss on fixed batches of each split, now: {step, seconds, train, val}. */
@@ -22,7 +22,7 @@ function loop() {
   const t0 = performance.now();
   let steps = 0, loss = 0;
   const startStep = step;
-  while (performance.now() - t0 < SLICE_MS) {
+  while (performance.now() - t0 < SLICE_MS && step < until) {
     const r = model.trainSteps(1);
     step = r.step;
     loss += r.loss;
@@ -39,6 +39,11 @@ function loop() {
   }
   post('progress', { step, loss: loss / steps, stepsPerSec: steps / trained, tokensPerSec: (steps * model.config.batch * model.config.T) / trained,
     seconds, point, due: (startStep < EVAL_EVERY && step >= EVAL_EVERY) || Math.floor(step / SAMPLE_EVERY) > Math.floor(startStep / SAMPLE_EVERY) });
+  if (step >= until) {
+    running = false;
+    post('paused', { step });
+    return;
+  }
   setTimeout(loop, 0);   // let queued requests (pause, sample, attention) in between slices
 }
 
@@ -61,9 +66,10 @@ const handle = dispatcher(REQUESTS, {
     seconds = 0;
     post('model', { config: model.config, point: evaluate() });
   },
-  start() {
+  start(m) {
     needModel();
-    if (!running) { running = true; loop(); }
+    until = m.until ?? Infinity;
+    if (!running && step < until) { running = true; loop(); }
   },
   pause() {
     running = false;

@@ -212,7 +212,7 @@ export default {
         mapTraces.clear();
         models += 1;
         inspect();
-        if (live.wantRun) { live.running = true; send('start'); }
+        if (live.wantRun) { live.running = true; send('start', { until: null }); }
       },
       progress(m) {
         if (live.pending) return;   // from the model being replaced
@@ -220,7 +220,10 @@ export default {
         if (m.point) { history.add(m.point); live.v.history += 1; }
         if (m.due) { requestSample(); inspect(); }
       },
-      paused() {},
+      paused() {
+        // the worker stopped at the step `start` asked for: as after "Pause" (which has already done this)
+        if (live.running) { live.wantRun = false; live.running = false; inspect(); requestSample(); }
+      },
       sample(m) { live.sample = m.text; live.v.sample += 1; },
       attention(m) { live.attention = m; live.v.attention += 1; mapTraces.clear(); },
       future(m) { live.future = m; live.v.future += 1; },
@@ -346,7 +349,7 @@ export default {
     const startBtn = button({ label: t('start'), onClick: () => {
       live.wantRun = true;
       const stale = !live.config || (ctx.state.source === 'custom' && customText !== builtCustom);
-      if (!stale && !live.pending) { live.running = true; send('start'); }
+      if (!stale && !live.pending) { live.running = true; send('start', { until: null }); }
       else if (!live.pending) ensureModel(true);   // the model arrives, then starts
       ctx.refresh();
     } });

@@ -1,0 +1,45 @@
+// The closing table of `npm test` (scripts/test.sh): every stage with its wall time and result,
+// then the ten slowest tests of all suites (node --test's through tests/timing-reporter.mjs,
+// ctest's from its JUnit file).
+//   node scripts/test-report.mjs build/test-report
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.argv[2] ?? 'build/test-report';
+const fmt = (s) => (s >= 60 ? `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s` : `${s.toFixed(1)} s`);
+
+const stages = existsSync(join(dir, 'stages.tsv'))
+  ? readFileSync(join(dir, 'stages.tsv'), 'utf8').trim().split('\n').filter(Boolean).map((l) => {
+    const [name, secs, rc] = l.split('\t');
+    return { name, secs: Number(secs) / 1000, ok: rc === '0' };   // the file holds milliseconds
+  })
+  : [];
+
+const tests = [];
+for (const f of readdirSync(dir)) {
+  const suite = f.replace(/\.(jsonl|xml)$/, '');
+  if (f.endsWith('.jsonl')) {
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean)) {
+      const r = JSON.parse(line);
+      // top-level tests only: a file's own entry (nesting 0 without a name of its own) is its total
+      if (r.nesting === 0 && r.file) tests.push({ suite, name: `${r.file.split('/').slice(-1)[0]}: ${r.name}`, secs: r.ms / 1000, ok: r.ok });
+    }
+  } else if (f.endsWith('.xml')) {
+    for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/<testcase name="([^"]*)"[^>]*?time="([\d.]+)"[^>]*?status="(\w+)"/g)) {
+      tests.push({ suite, name: m[1].replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&'), secs: Number(m[2]), ok: m[3] !== 'fail' });
+    }
+  }
+}
+
+const total = stages.reduce((a, s) => a + s.secs, 0);
+console.log('\n== npm test: where the time went');
+console.log(`${'stage'.padEnd(12)} ${'wall time'.padStart(12)}  result`);
+for (const s of stages) console.log(`${s.name.padEnd(12)} ${fmt(s.secs).padStart(12)}  ${s.ok ? 'passed' : 'FAILED'}`);
+console.log(`${'total'.padEnd(12)} ${fmt(total).padStart(12)}  ${stages.every((s) => s.ok) ? 'passed' : 'FAILED'}`);
+console.log('\nslowest tests:');
+for (const t of tests.sort((a, b) => b.secs - a.secs).slice(0, 10)) {
+  console.log(`${fmt(t.secs).padStart(10)}  ${t.suite.padEnd(9)} ${t.name.length > 110 ? `${t.name.slice(0, 109)}…` : t.name}${t.ok ? '' : '  (FAILED)'}`);
+}
+const failed = stages.filter((s) => !s.ok).map((s) => s.name);
+const passed = tests.filter((t) => t.ok).length;
+console.log(`\n${passed} passed, ${tests.length - passed} failed${failed.length ? ` (stages failed: ${failed.join(', ')})` : ''}`);
