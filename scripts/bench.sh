@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ ${1:-} == --smoke ]]; then
-  export BENCH_RESULTS=$PWD/build/bench-smoke
+  export BENCH_RESULTS=$PWD/build/bench-smoke BENCH_SMOKE=1
   node bench/run.mjs 1
   node bench/page.mjs 3 1
   node bench/profile-page.mjs 18.3 4 3

@@ -354,6 +354,11 @@ TEST_SUITE("errors") {
         expect_error([&] { multi_head_attention(big, o); }, ErrorCode::overflow,
                      "multiHeadAttention: the projections q = x wq overflow float64 (Infinity at [0, 0, 0]): the inputs are too large in magnitude",
                      {{"fn", "multiHeadAttention"}, {"quantity", "projections"}, {"formula", "q = x wq"}, {"value", kInf}, {"index", Shape{0, 0, 0}}});
+        // the backward runs the same forward, and says it is the backward that overflowed
+        const Tensor g = xt::ones<double>(Shape{1, 2, 2});
+        expect_error([&] { multi_head_attention_backward(big, g, o); }, ErrorCode::overflow,
+                     "multiHeadAttentionBackward: the projections q = x wq overflow float64 (Infinity at [0, 0, 0]): the inputs are too large in magnitude",
+                     {{"fn", "multiHeadAttentionBackward"}, {"quantity", "projections"}, {"formula", "q = x wq"}, {"value", kInf}, {"index", Shape{0, 0, 0}}});
         expect_error([] { causal_average(Tensor{{1e308, 0.0}, {1e308, 0.0}}, AverageMethod::Loop); }, ErrorCode::overflow,
                      "causalAverage: the sums overflow float64 (Infinity at [1, 0]): the inputs are too large in magnitude",
                      {{"fn", "causalAverage"}, {"quantity", "sums"}, {"formula", ""}, {"value", kInf}, {"index", Shape{1, 0}}});

@@ -32,6 +32,10 @@ const cases = [
     { fn: 'softmax', arg: 'scores', value: Infinity, index: [1], allowed: ['-Infinity'] }],
   ['scores that overflow', () => core.sdpa(huge, huge, huge), 'overflow',
     { fn: 'sdpa', quantity: 'scores', formula: 'q.k * scale', value: Infinity, index: [0, 0, 0] }],
+  ['projections that overflow in the backward: named as the backward', () => {
+    const h = tensor([[[1e200, 1e200], [1e200, 1e200]]]), wbig = tensor([[1e200, 1e200], [1e200, 1e200]]);
+    return core.multiHeadAttentionBackward(h, tensor([[[1, 1], [1, 1]]]), { wq: wbig, wk: wbig, wv: wbig, heads: 1 });
+  }, 'overflow', { fn: 'multiHeadAttentionBackward', quantity: 'projections', formula: 'q = x wq', value: Infinity, index: [0, 0, 0] }],
   ['gradOut of the wrong shape', () => core.sdpaBackward(m, m, m, tensor([[1, 2, 3]])), 'shape_mismatch',
     { fn: 'sdpaBackward', arg: 'gradOut', layout: '(..., Tq, dv)', expectedShape: [2, 2], shape: [1, 3] }],
   ['maxAbsDiff of different shapes', () => core.maxAbsDiff(m, tensor([1, 2])), 'same_shape',

@@ -80,15 +80,16 @@ void input_grad(const Tensor& g, const Tensor& w, Tensor& dx) {
 
 struct Forward { MhaResult res; double scale; detail::RowLayout lq, lkv; };
 
-Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D) {
+// fn: the public function that runs this forward (its name is in the overflow errors)
+Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D, const char* fn) {
     Forward f;
     const Tensor& src = o.has_memory ? o.memory : x;   // cross-attention: K, V from the memory
     f.res.q = project(x, o.wq);     // (B, T, C) x (C, D) -> (B, T, D)
     f.res.k = project(src, o.wk);   // (B, Tk, D)
     f.res.v = project(src, o.wv);   // (B, Tk, D)
-    detail::require_no_overflow("multiHeadAttention", "projections", "q = x wq", f.res.q);
-    detail::require_no_overflow("multiHeadAttention", "projections", "k = src wk", f.res.k);
-    detail::require_no_overflow("multiHeadAttention", "projections", "v = src wv", f.res.v);
+    detail::require_no_overflow(fn, "projections", "q = x wq", f.res.q);
+    detail::require_no_overflow(fn, "projections", "k = src wk", f.res.k);
+    detail::require_no_overflow(fn, "projections", "v = src wv", f.res.v);
     // head h of (B, T, NH * hs) is the column block h*hs .. (h+1)*hs-1: the kernel reads it in place
     f.lq = {D.NH, D.T * D.D, D.hs, D.D};
     f.lkv = {D.NH, D.Tk * D.D, D.hs, D.D};
@@ -98,8 +99,8 @@ Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D) {
     f.res.out = Tensor::from_shape({D.B, D.T, D.D});   // (B, T, NH * hs): heads written in place
     detail::sdpa_forward_kernel(f.res.q.data(), f.res.k.data(), f.res.v.data(), D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale,
                                 o.causal, f.res.scores.data(), f.res.weights.data(), f.res.out.data(), f.lq, f.lkv, f.lkv, f.lq);
-    detail::require_no_overflow("multiHeadAttention", "scores", "q.k * scale", f.res.scores);
-    detail::require_no_overflow("multiHeadAttention", "outputs", "", f.res.out);
+    detail::require_no_overflow(fn, "scores", "q.k * scale", f.res.scores);
+    detail::require_no_overflow(fn, "outputs", "", f.res.out);
     return f;
 }
 
@@ -107,7 +108,7 @@ Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D) {
 
 MhaResult multi_head_attention(const Tensor& x, const MhaOptions& opts) {
     const MhaDims D = check_mha(x, opts, "multiHeadAttention");
-    return forward(x, opts, D).res;
+    return forward(x, opts, D, "multiHeadAttention").res;
 }
 
 MhaResult multi_head_attention(const Tensor& x, const Options& opts) {
@@ -125,7 +126,7 @@ MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, 
         throw Error(ErrorCode::shape_mismatch, {{"fn", fn}, {"arg", "gradOut"}, {"layout", "(B, T, D)"}, {"expectedShape", want},
                                                 {"shape", shape_of(grad_out)}});
     detail::require_finite({fn, "gradOut"}, grad_out);
-    const Forward f = forward(x, o, D);
+    const Forward f = forward(x, o, D, fn);
     const Tensor& src = o.has_memory ? o.memory : x;
     // backward of the per-head attention, heads addressed in place as in the forward
     Tensor dq = xt::zeros<double>(f.res.q.shape()), dk = xt::zeros<double>(f.res.k.shape()), dv = xt::zeros<double>(f.res.v.shape());
