@@ -9,6 +9,7 @@ declare -A probe=(
   [cmake]=/usr/bin/cmake
   [g++]=/usr/bin/g++
   [make]=/usr/bin/make
+  [ccache]=/usr/bin/ccache   # a compiler cache: a second clone's builds (and the mutants) reuse the first's
   [emscripten]=/usr/bin/em++
   [xtensor-dev]=/usr/include/xtensor/xarray.hpp
   [doctest-dev]=/usr/include/doctest/doctest.h

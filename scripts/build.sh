@@ -10,6 +10,10 @@ what=${1:-all}
 jobs=$(nproc 2>/dev/null || echo 2)
 # emcc's JS optimizer needs acorn, which Debian installs under /usr/share/nodejs (docs/toolchain.md, item 1).
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+# emcc's compiles through ccache as the native ones (CMakeLists.txt): paths hashed from the root.
+if command -v ccache >/dev/null; then
+  export EM_COMPILER_WRAPPER=ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
+fi
 
 if [[ $what == native || $what == all ]]; then
   cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -33,6 +33,9 @@ const BUILD = resolve(ROOT, process.env.MUTANTS_BUILD ?? 'build/native');
 const SCRATCH = process.env.MUTANTS_DIR
   ?? join(tmpdir(), `attn-mutants-${createHash('sha1').update(ROOT).digest('hex').slice(0, 10)}`);
 const TARGET = 'attn_tests';
+// Through ccache when the machine has it, with paths hashed from the worker's folder: the same slip
+// compiles once on this machine, whichever worker, clone or run plants it again.
+const CCACHE = ['/usr/bin/ccache', '/usr/local/bin/ccache'].some((p) => existsSync(p)) ? 'ccache ' : '';
 const TEST_ARGS = ['--test-suite-exclude=training', '--abort-after=1', '--no-intro', '--no-version'];
 const started = Date.now();
 const seconds = (t0) => Math.round((Date.now() - t0) / 1000);
@@ -153,7 +156,8 @@ async function run(m, worker, { objects, link }) {
     for (const o of affected) {
       mkdirSync(dirname(join(obj, o.output)), { recursive: true });
       try {
-        await execFile('/bin/sh', ['-c', mutantCommand(o, src, obj)], { cwd: BUILD, maxBuffer: 64 << 20 });
+        await execFile('/bin/sh', ['-c', `${CCACHE}${mutantCommand(o, src, obj)}`],
+          { cwd: dir, env: { ...process.env, CCACHE_BASEDIR: dir, CCACHE_NOHASHDIR: 'true' }, maxBuffer: 64 << 20 });
       } catch (e) {
         writeFileSync(join(dir, `build-${m.id}.log`), `${e.stdout}\n${e.stderr}`);
         return { result: 'DOES-NOT-COMPILE', detail: join(dir, `build-${m.id}.log`) };
@@ -179,7 +183,7 @@ async function run(m, worker, { objects, link }) {
       return { result: 'DOES-NOT-COMPILE', detail: join(dir, `link-${m.id}.log`) };
     }
     try {
-      await execFile(join(obj, TARGET), TEST_ARGS, { timeout: 300000, maxBuffer: 64 << 20 });
+      await execFile(join(obj, TARGET), TEST_ARGS, { cwd: BUILD, timeout: 300000, maxBuffer: 64 << 20 });
       return { result: 'SURVIVED' };
     } catch {
       return { result: 'caught' };
@@ -197,7 +201,7 @@ if (wanted.length) mutants = mutants.filter((m) => wanted.includes(m.id));
 
 const build = readBuild();
 try {
-  await execFile(join(BUILD, TARGET), TEST_ARGS, { maxBuffer: 64 << 20 });
+  await execFile(join(BUILD, TARGET), TEST_ARGS, { cwd: BUILD, maxBuffer: 64 << 20 });
 } catch (e) {
   fail(`the unmutated suite fails (${join(BUILD, TARGET)} ${TEST_ARGS.join(' ')}); fix it first\n${e.stdout ?? ''}`);
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fixtures.hpp"
 #include "wire.hpp"
 
 using namespace attn;
@@ -187,11 +188,9 @@ int main(int argc, char** argv) {
 
     // The character GPT: initial parameters bit for bit, losses after 20 steps (tests/node/gpt.test.mjs).
     {
-        std::ifstream f(ATTN_TRAIN_TEXT);
-        std::stringstream text;
-        text << f.rdbuf();
+        const std::string text = fixtures::repo_file("lessons/data/train.txt");
         const Options o{{"C", 16.0}, {"heads", 2.0}, {"layers", 2.0}, {"tMax", 16.0}, {"seed", 11.0}, {"batch", 4.0}};
-        CharTrainer tr = make_trainer(text.str(), o);
+        CharTrainer tr = make_trainer(text, o);
         const std::vector<double> init = tr.model().params();
         std::vector<double> losses;
         for (int i = 0; i < 20; ++i) losses.push_back(tr.train_steps(1));

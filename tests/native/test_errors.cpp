@@ -6,8 +6,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -438,9 +436,7 @@ TEST_SUITE("errors") {
     TEST_CASE("every code of the table is pinned above (the boundary's own codes: tests/node/errors.test.mjs)") {
         // Read from this file, not from what the cases above recorded: CTest runs each case in a
         // process of its own, in any order.
-        std::ifstream in(__FILE__);
-        REQUIRE(in.good());
-        const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string source = fixtures::repo_file("tests/native/test_errors.cpp");
         const std::string tail = "ErrorCode::";
         std::set<std::string> expected;
         for (std::size_t at = source.find("expect_error("); at != std::string::npos; at = source.find("expect_error(", at + 1)) {

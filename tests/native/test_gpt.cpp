@@ -5,10 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "attn/gpt.hpp"
+#include "fixtures.hpp"
 #include "gpt_kernels.hpp"
 #include "internal.hpp"
 #include "reference.hpp"
@@ -17,11 +16,9 @@ using namespace attn;
 
 namespace {
 std::string shipped() {
-    std::ifstream f(ATTN_TRAIN_TEXT);
-    std::stringstream s;
-    s << f.rdbuf();
-    REQUIRE(s.str().size() > 2000);
-    return s.str();
+    const std::string text = fixtures::repo_file("lessons/data/train.txt");
+    REQUIRE(text.size() > 2000);
+    return text;
 }
 GptConfig small(std::uint64_t seed = 1) {
     GptConfig c;
