@@ -22,7 +22,7 @@ export default defineConfig(({ mode }) => {
       // the lessons of each language a chunk of their own (virtual:lab-sections imports them on
       // demand), so a page fetches one language's; the section controllers stay one chunk with
       // the widgets they share, fetched with the entry: one chunk per section measured slower to
-      // interactive here (more modules to compile on the main thread; README "Performance")
+      // interactive here (more modules to compile on the main thread; docs/performance.md)
       ...(single ? {} : { rolldownOptions: { output: { codeSplitting: { groups: [
         { name: 'lessons-zh', test: /[\\/]lessons[\\/]zh[\\/]/ },
         { name: 'lessons-en', test: /[\\/]lessons[\\/]en[\\/]/ },

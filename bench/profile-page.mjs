@@ -3,7 +3,7 @@
 // of work (script, style, layout, paint ...: the trace's thread time, which other processes on a
 // busy machine do not inflate, and which CPU throttling does not scale) and the JavaScript
 // functions with the most self time (wall-clock samples).
-// The tool behind the changes README.md's "Performance" lists; not part of `npm run bench`.
+// The profiler docs/performance.md describes ("Profiling the page"); not part of `npm run bench`.
 //   node bench/profile-page.mjs [case] [rate] [edits]     case: 18.3 | 18.4 | 18.3-T64 | load | embed
 //   CSS='...' adds a style sheet before the edits (to try a change of the page's CSS)
 //   (after npm run build, or DIST=/tmp/x after `npx vite build --minify false --outDir /tmp/x`; rate: CPU throttling, default 4; the raw trace goes to bench/results/trace.json)

@@ -12,7 +12,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 # emcc's compiles through ccache as the native ones (CMakeLists.txt): paths hashed from the root.
 if command -v ccache >/dev/null; then
-  export EM_COMPILER_WRAPPER=ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
+  export EM_COMPILER_WRAPPER=ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true CCACHE_DEPEND=true
 fi
 
 if [[ $what == native || $what == all ]]; then

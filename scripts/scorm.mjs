@@ -1,7 +1,7 @@
 // SCORM packages of the lab for learning platforms (Moodle, Canvas, Blackboard, ...): a zip with
 // imsmanifest.xml and the single-file build (dist/attention-lab.html: WASM, styles and fonts inside,
 // so it needs no network and no MIME type for .wasm from the platform). One SCO: the whole lab, or
-// one section with --section (see README "SCORM").
+// one section with --section (see docs/course-integration.md, "SCORM packages").
 //
 //   node scripts/scorm.mjs                     dist/attention-lab-scorm12.zip and dist/attention-lab-scorm2004.zip
 //   node scripts/scorm.mjs --scorm 2004 --lang en --section 18.3 --solutions 0 --pass 80 --out my.zip

@@ -70,7 +70,7 @@ export default function lessonsPlugin() {
 //   [{id, prefix, module, titles: {zh, en}, loadController: () => import(...) | null,
 //     loadLesson: {zh: () => import(...), en: () => import(...)}}]
 // Each is a dynamic import, which vite.config.js groups into chunks (the lessons of each language
-// one chunk, so a page fetches only its language's; README "Performance"); mount.js's
+// one chunk, so a page fetches only its language's; docs/performance.md); mount.js's
 // loadSections() resolves them. The single-file and element builds inline every chunk. A listed
 // file that does not exist fails the build, naming it.
 export function labSections() {

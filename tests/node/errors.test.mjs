@@ -136,8 +136,8 @@ test('parameters carry the kind the table gives their name', () => {
   }
 });
 
-test('the README lists every code with its parameters ("Errors")', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const rows = [...readme.matchAll(/^\| `(\w+)` \| ((?:`\w+`(?:, )?)+) \|/gm)].map(([, code, params]) => [code, params.match(/\w+/g)]);
+test('the API reference (docs/api.md, "Errors") lists every code with its parameters', () => {
+  const reference = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  const rows = [...reference.matchAll(/^\| `(\w+)` \| ((?:`\w+`(?:, )?)+) \|/gm)].map(([, code, params]) => [code, params.match(/\w+/g)]);
   assert.deepEqual(Object.fromEntries(rows), core.errorCodes);
 });

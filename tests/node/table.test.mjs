@@ -1,7 +1,7 @@
 // wasm/js/api.js builds the JS API from the core's table of entry points (wasm/bindings/table.cpp;
 // its options and results are checked natively in tests/native/test_table.cpp): one function per
 // row, the model's methods from the rows that take a model, defaults and empty options as the
-// core fills them, and core.describe() and the README from the same rows.
+// core fills them, and core.describe() and the API reference (docs/api.md) from the same rows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -60,7 +60,7 @@ test('a model method on a disposed model and dispose twice: the core\'s disposed
   }
 });
 
-test('the README names every function of the table', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  for (const r of rows) assert.ok(readme.includes(`${r.name}(`), `README has no ${r.name}(...)`);
+test('the API reference (docs/api.md) names every function of the table', () => {
+  const reference = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  for (const r of rows) assert.ok(reference.includes(`${r.name}(`), `docs/api.md has no ${r.name}(...)`);
 });

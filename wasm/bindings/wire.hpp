@@ -154,7 +154,7 @@ inline void write(Writer& w, const GradcheckResult& g) {
 inline void write(Writer& w, const FutureProbeResult& f) {
     w.begin().key("maxPrefixChange").number(f.max_prefix_change).key("maxFutureChange").number(f.max_future_change).key("change").tensor(f.change).end();
 }
-// Provenance (README, "Provenance"): a sum's terms or a softmax row's exps, and the cell's value.
+// Provenance (docs/api.md, "Provenance"): a sum's terms or a softmax row's exps, and the cell's value.
 inline void write(Writer& w, const Explanation& e) {
     w.begin().key("value").number(e.value);
     using K = Explanation::Kind;

@@ -7,7 +7,7 @@
 // of arguments, per kind and the same for every function (a tensor is {shape: number[], data:
 // Float64Array | number[]}), and copies them into the request. Shapes, ranks, option names and
 // values are checked in one place: the C++ core. Every error, a wrong JS type included, is raised
-// by the core and thrown here as an Error with .message, .code and .params (README, "Errors").
+// by the core and thrown here as an Error with .message, .code and .params (docs/api.md, "Errors").
 import createAttnCore from './gen/attn_core.js';
 import { toPyTorch } from './pytorch.js';
 
@@ -220,7 +220,7 @@ function makeApi(m) {
   const api = {
     /** {code: [parameter names]}: every code an Error from the core may carry (error.code, error.params). */
     errorCodes: table.errorCodes,
-    /** {parameter name: kind}: name, text, number, shape, index or list (README, "Errors"). */
+    /** {parameter name: kind}: name, text, number, shape, index or list (docs/api.md, "Errors"). */
     errorParams: table.errorParams,
     /** The functions: [{name, args: [{name, kind, default?}], options, doc, returns, role}], or the one named. */
     describe: (name) => (name === undefined ? table.functions : table.functions.find((f) => f.name === name)),

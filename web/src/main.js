@@ -80,7 +80,7 @@ async function main() {
     lang, params, notices, onState: writeUrlSoon,
     sections: embedded ? [embedded.id] : SECTIONS.map((s) => s.id),
     exerciseOptions: course.exerciseOptions,
-    // the whole page builds the labs in view first (README "Performance"); an anchor in the URL
+    // the whole page builds the labs in view first (docs/performance.md); an anchor in the URL
     // scrolls to its section once everything above it has its final height
     lazy: !embedded && !location.hash,
   });

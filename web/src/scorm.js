@@ -3,7 +3,7 @@
 // parents, then the opener and its parents): API_1484_11 for SCORM 2004, API for SCORM 1.2.
 // Without one, nothing here runs and the lab behaves as a plain page.
 //
-// What the platform receives (see README "SCORM"):
+// What the platform receives (see docs/course-integration.md, "SCORM packages"):
 //   score     raw = the percentage of this launch's exercises solved, min 0, max 100 (2004 also
 //             scaled = solved / total)
 //   status    complete = every section of this launch visited and every exercise checked once;

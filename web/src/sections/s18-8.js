@@ -24,7 +24,7 @@ const CORPUS = {
   en: () => import('../../../lessons/data/speeches.en.txt?raw'),
 };
 // The default model: chosen so that on a 2-core laptop the validation loss on the corpus is below
-// the unigram baseline within the first minute and still falling after 3 minutes (README, bench/train.mjs).
+// the unigram baseline within the first minute and still falling after 3 minutes (docs/performance.md, bench/train.mjs).
 export const MODEL = { C: 48, heads: 4, layers: 2, tMax: 32, batch: 4, lr: 3e-3 };
 // What the sentence and prompt fields start with, per text (each readable by its model).
 const EXAMPLES = {

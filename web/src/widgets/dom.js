@@ -21,7 +21,7 @@ export function h(tag, attrs = {}, ...children) {
 
 // Writes that skip a value the node has already: an edit recomputes whole figures, and writing
 // the same text, attribute or hidden flag again still invalidates style and layout (more work
-// between a keystroke and the next paint; README "Performance").
+// between a keystroke and the next paint; docs/performance.md).
 /** el.textContent = text, unless it is that already. */
 export function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
 /** el.hidden = hidden, unless it is that already. */

@@ -117,7 +117,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
     if (canvas.width !== C * cell) canvas.width = C * cell;
     if (canvas.height !== R * cell) canvas.height = R * cell;
     // one pixel per cell in an image, then scaled up without smoothing: a few times quicker than
-    // a fillRect per cell at T = 64 (README "Performance")
+    // a fillRect per cell at T = 64 (docs/performance.md)
     const pixels = new ImageData(C, R);
     for (let i = 0, p = 0; i < R; i++) {
       const row = rows[i];
