@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz the core's public C++ API with libFuzzer (+ AddressSanitizer, UndefinedBehaviorSanitizer).
 #   scripts/fuzz.sh [seconds per target = 60] [--keep]
+#   scripts/fuzz.sh --build-only    only configure and build build/sanitize (scripts/test.sh)
 # Starts from the corpus in tests/fuzz/corpus/<target>; with --keep, the inputs that reach new
 # code are merged into it afterwards (libFuzzer -merge=1 keeps it small). Without --keep the
 # corpus is only read.
@@ -15,7 +16,8 @@ cxx=$(command -v clang++-14 || command -v clang++ || true)
 out=build/sanitize
 cmake -S . -B $out -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DATTN_FUZZ=ON >/dev/null
 targets=(softmax sdpa mha positions options gpt)
-cmake --build $out -j "$(nproc)" --target "${targets[@]/#/fuzz_}" >/dev/null
+cmake --build $out -j "$(nproc)" --target attn_tests "${targets[@]/#/fuzz_}" >/dev/null
+[[ $seconds == --build-only ]] && exit 0
 status=0
 for target in "${targets[@]}"; do
   seeds=tests/fuzz/corpus/$target

@@ -17,8 +17,9 @@
 // recompiled objects in place of the originals (in a copy of the core library, for its members).
 //
 // Exit status: 0 every slip caught; 1 some survived; 2 the list is stale (a `from` text not found
-// exactly once), a slip does not compile, the build is missing or older than its sources, or the
-// unmutated suite fails.
+// exactly once), a slip does not compile, the build is missing or older than its sources, the
+// unmutated suite fails, the control (a recompile and relink with nothing planted) fails the
+// suite, or the script itself fails.
 import { execFile as execFileCb } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -44,6 +45,8 @@ function fail(message, code = 2) {
   console.error(`mutants: ${message}`);
   process.exit(code);
 }
+// an error of the script itself exits 2 (1 means a slip survived)
+process.on('uncaughtException', (e) => fail(e.stack ?? String(e)));
 
 /** scripts/mutants.txt: "## id: what", then edits of "file:", "from:", "to:" (\n for a line break). */
 export function parseMutants(text, where = LIST) {
@@ -210,17 +213,28 @@ const workers = Array.from({ length: count }, (_, k) => ({ dir: join(SCRATCH, `w
 for (const w of workers) copySources(build.objects, w.src);
 console.log(`mutants: ${mutants.length} slips, ${count} workers, seeded from ${relative(ROOT, BUILD) || BUILD}, scratch copies in ${SCRATCH}`);
 
+// The control: the first slip's file recompiled, archived, linked and run exactly as a slip's, but
+// with nothing planted, must pass the suite; otherwise a broken recompile or relink would count as
+// every slip caught.
 const results = [];
-let next = 0;
-await Promise.all(workers.map(async (w) => {
-  while (next < mutants.length) {
-    const m = mutants[next++];
-    const t0 = Date.now();
-    const r = await run(m, w, build);
-    results.push({ ...m, ...r });
-    console.log(`${m.id.padEnd(36)} ${r.result.padEnd(16)} ${String(seconds(t0)).padStart(4)} s  ${m.what}`);
+try {
+  const control = await run({ id: 'control', files: mutants[0].files, edits: [] }, workers[0], build);
+  if (control.result !== 'SURVIVED') {
+    fail(`the unmutated recompile of ${mutants[0].files.join(', ')} does not pass the suite (${control.result}${control.detail ? `: ${control.detail}` : ''}): the check cannot be trusted`);
   }
-}));
+  let next = 0;
+  await Promise.all(workers.map(async (w) => {
+    while (next < mutants.length) {
+      const m = mutants[next++];
+      const t0 = Date.now();
+      const r = await run(m, w, build);
+      results.push({ ...m, ...r });
+      console.log(`${m.id.padEnd(36)} ${r.result.padEnd(16)} ${String(seconds(t0)).padStart(4)} s  ${m.what}`);
+    }
+  }));
+} catch (e) {
+  fail(e.stack ?? String(e));   // an error of the script itself: not a survivor
+}
 
 const caught = results.filter((r) => r.result === 'caught').length;
 const survived = results.filter((r) => r.result === 'SURVIVED');

@@ -1,6 +1,7 @@
 // Inputs shared by the native tests.
 #pragma once
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,18 +13,22 @@
 namespace fixtures {
 
 // A file of the repository by its path from the root (e.g. "lessons/data/train.txt"), read whole.
-// The root is found from the working folder upward (CTest runs in build/<kind>, the scripts at the
-// root): nothing absolute is compiled in, so that a compiler cache serves every clone.
+// The root is $ATTN_ROOT (CTest sets it), else the first folder upward from the working one that
+// holds this project's CMakeLists.txt and the file: nothing absolute is compiled in, so that a
+// compiler cache serves every clone.
 inline std::string repo_file(const std::string& path) {
     namespace fs = std::filesystem;
+    const auto read = [&](const fs::path& root) {
+        std::ifstream in(root / path, std::ios::binary);
+        if (!in) throw std::runtime_error((root / path).string() + ": cannot be read");
+        std::stringstream s;
+        s << in.rdbuf();
+        return s.str();
+    };
+    if (const char* root = std::getenv("ATTN_ROOT"); root && *root) return read(root);
     for (fs::path dir = fs::current_path(); ; dir = dir.parent_path()) {
-        if (fs::exists(dir / "CMakeLists.txt") && fs::exists(dir / path)) {
-            std::ifstream in(dir / path, std::ios::binary);
-            std::stringstream s;
-            s << in.rdbuf();
-            return s.str();
-        }
-        if (dir == dir.parent_path()) throw std::runtime_error(path + ": not found above " + fs::current_path().string());
+        if (fs::exists(dir / "CMakeLists.txt") && fs::exists(dir / "wasm/src") && fs::exists(dir / path)) return read(dir);
+        if (dir == dir.parent_path()) throw std::runtime_error(path + ": not found above " + fs::current_path().string() + " (set ATTN_ROOT)");
     }
 }
 

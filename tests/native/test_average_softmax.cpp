@@ -31,7 +31,7 @@ TEST_SUITE("18.1 averaging the past") {
         }
     }
 
-    TEST_CASE("the averaging matrix is the chapter's A; without normalizing it sums") {
+    TEST_CASE("the averaging matrix is the chapter's A - without normalizing it sums") {
         const Tensor A = averaging_matrix(3, true);
         const Tensor want = {{1.0, 0.0, 0.0}, {0.5, 0.5, 0.0}, {1.0 / 3, 1.0 / 3, 1.0 / 3}};
         CHECK(max_abs_diff(A, want) == 0.0);
@@ -90,7 +90,7 @@ TEST_SUITE("18.2 masked softmax") {
         }
     }
 
-    TEST_CASE("a causal mask before the softmax gives the averaging matrix; after, rows sum to less than 1") {
+    TEST_CASE("a causal mask before the softmax gives the averaging matrix - after, rows sum to less than 1") {
         const Tensor zeros = xt::zeros<double>(Shape{3, 3});
         SoftmaxOptions o;
         o.mask = MaskKind::Causal;
@@ -116,7 +116,7 @@ TEST_SUITE("18.2 masked softmax") {
         CHECK(max_abs_diff(w, want) == 0.0);
     }
 
-    TEST_CASE("a boolean mask is broadcast over leading axes; a fully masked row is NaN and reported") {
+    TEST_CASE("a boolean mask is broadcast over leading axes - a fully masked row is NaN and reported") {
         const Tensor s = randn({2, 3, 3}, 5);
         SoftmaxOptions o;
         o.mask = MaskKind::Explicit;

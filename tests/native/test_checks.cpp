@@ -16,7 +16,7 @@ namespace {
 }  // namespace
 
 TEST_SUITE("randn") {
-    TEST_CASE("one seed gives one tensor; the draws are standard normal") {
+    TEST_CASE("one seed gives one tensor - the draws are standard normal") {
         const Tensor a = randn({1000, 100}, 7), b = randn({1000, 100}, 7), c = randn({1000, 100}, 8);
         CHECK(max_abs_diff(a, b) == 0.0);
         CHECK(max_abs_diff(a, c) > 1.0);
@@ -70,7 +70,7 @@ TEST_SUITE("18.4 statistics") {
         CHECK(std::fabs(h.entropy - 1.0397207708399179) < 1e-15);
     }
 
-    TEST_CASE("Var(q.k) grows like d; dividing by sqrt(d) keeps it near 1") {
+    TEST_CASE("Var(q.k) grows like d - dividing by sqrt(d) keeps it near 1") {
         const DotVariance v = dot_product_variance({1, 4, 16, 64, 256}, 20000, 3);
         REQUIRE(v.dims.size() == 5);
         for (std::size_t i = 0; i < 5; ++i) {
@@ -125,7 +125,7 @@ TEST_SUITE("18.5 positions and permutation equivariance") {
         }
     }
 
-    TEST_CASE("a learned table is seeded (tMax, C); positions past tMax are an error") {
+    TEST_CASE("a learned table is seeded (tMax, C) - positions past tMax are an error") {
         PositionOptions o;
         o.t_max = 8;
         o.seed = 4;
@@ -138,7 +138,7 @@ TEST_SUITE("18.5 positions and permutation equivariance") {
                              Error);
     }
 
-    TEST_CASE("without positions or mask attention is permutation-equivariant; positions or the mask break it") {
+    TEST_CASE("without positions or mask attention is permutation-equivariant - positions or the mask break it") {
         const Tensor x = randn({2, 6, 4}, 71);
         PermutationOptions o;
         o.mha = mha_opts(4, 4, 2, 72);
@@ -225,7 +225,7 @@ TEST_SUITE("18.7 counterexample checks") {
         }
     }
 
-    TEST_CASE("dropout: evaluation changes nothing; a training sample's rows do not sum to 1, their mean does") {
+    TEST_CASE("dropout: evaluation changes nothing - a training sample's rows do not sum to 1, their mean does") {
         SoftmaxOptions so;
         so.mask = MaskKind::Causal;
         const Tensor w = softmax(randn({4, 4}, 111), so).weights;

@@ -196,7 +196,7 @@ TEST_SUITE("gpt: initialisation") {
 }
 
 TEST_SUITE("gpt: data") {
-    TEST_CASE("the unigram entropy of the training split is in nats; the split is the first 90 %") {
+    TEST_CASE("the unigram entropy of the training split is in nats - the split is the first 90 %") {
         // 40 characters: the first 36 (the training split) are 27 'a' and 9 'b'; the held-out 4 are 'b'
         const std::string text = std::string(27, 'a') + std::string(13, 'b');
         const CharData d(text, 1);
@@ -380,7 +380,7 @@ TEST_SUITE("gpt") {
 }
 
 TEST_SUITE("training") {
-    TEST_CASE("a few hundred steps on the shipped text bring the loss clearly below the unigram entropy") {
+    TEST_CASE("training: a few hundred steps on the shipped text bring the loss clearly below the unigram entropy") {
         CharTrainer tr(shipped(), small(1), opts16());
         const double h1 = tr.data().unigram_entropy();
         CHECK(h1 > 2.5);

@@ -225,7 +225,7 @@ TEST_CASE("table: a disposed model is an error naming the method") {
     }
 }
 
-TEST_CASE("table: an argument left out takes the row's default; one without a default is a wrong_type error") {
+TEST_CASE("table: an argument left out takes the row's default - one without a default is a wrong_type error") {
     const wire::Entry& randn_row = *wire::find("randn");
     CHECK(randn_row.args[1].has_default);
     CHECK(randn_row.args[1].fallback == 0);

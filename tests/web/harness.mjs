@@ -45,8 +45,10 @@ export async function launch() {
 // process (about 2 CPU-seconds here), a navigation of a page that exists about a quarter of that.
 // A test's page.close() hands the page back; the next openPage() of the same browser resets it
 // (listeners, viewport, emulated media, pointer, the origin's storage) and navigates it. A page
-// that cannot be reset (an init script, a fake clock, routes or bindings were added, or it went to a
-// second origin) is closed for good instead; so is one whose test failed before closing it.
+// that cannot be reset (an init script, a fake clock, routes, bindings or permissions were added,
+// or it went to a second origin) is closed for good instead. A test that fails before closing its
+// page leaves it open (with whatever it runs) until the file's browser closes; the pool never
+// hands it out again.
 const DEFAULT_VIEWPORT = { width: 1280, height: 900 };
 const pools = new WeakMap();   // browser -> pages free for the next openPage
 
@@ -61,13 +63,19 @@ function poolable(page, pool) {
   }
   const install = page.clock.install.bind(page.clock);
   page.clock.install = (...args) => { state.dirty = true; return install(...args); };
+  const context = page.context();   // a page of its own context (browser.newPage)
+  for (const name of ['grantPermissions', 'addInitScript', 'route', 'exposeBinding', 'exposeFunction', 'addCookies']) {
+    const original = context[name].bind(context);
+    context[name] = (...args) => { state.dirty = true; return original(...args); };
+  }
   page.close = async () => {
     if (state.dirty || state.origins.size > 1 || page.isClosed() || !/^https?:/.test(page.url())) return close();
     try {
-      await page.evaluate(() => { localStorage.clear(); sessionStorage.clear(); });
-      // a blank document of the same server (BLANK): the old one stops (its workers and timers
-      // with it) and the renderer process stays for the next test's page
+      // a blank document of the same server (BLANK) first: the old one stops (its workers, timers
+      // and observers with it, so nothing writes storage after it is cleared) and the renderer
+      // process stays for the next test's page
       await page.goto(new URL(BLANK, page.url()).href);
+      await page.evaluate(() => { localStorage.clear(); sessionStorage.clear(); });
       page.removeAllListeners();
       track();
       await page.setViewportSize(DEFAULT_VIEWPORT);

@@ -71,12 +71,13 @@ const HOSTILE = [
   `?${'x'.repeat(6000)}=1`, `?s1.norm=${'1'.repeat(8000)}`, '#<img src=x onerror=window.__pwned=1>',
 ];
 
-// The hostile URLs go through two pages of one browser context, each navigating through its half
-// of the list: the second load onwards reuses the cached files and compiled code, as a student's
-// browser does; every document is new, so nothing one URL did can hide in the next.
+// The hostile URLs go through two pages in parallel, each in a context of its own and navigating
+// through its half of the list: the second load onwards reuses the cached files and compiled code,
+// as a student's browser does; every document is new and the storage is cleared after each URL,
+// so nothing one URL did can hide in the next.
 test('hostile URLs never run script, never break the page, and fall back with a notice', async () => {
-  const context = await lab.chrome.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const visit = async (urls) => {
+    const context = await lab.chrome.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     let errors = [], dialog = false;
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -92,12 +93,12 @@ test('hostile URLs never run script, never break the page, and fall back with a 
       assert.ok(await page.locator('.lab-section').count() >= 1, q);
       assert.equal(await page.locator('.lab-section.has-error').count(), 0, `${q}: no section is left failing`);
       assert.deepEqual(errors, [], q);
+      await page.evaluate(() => { localStorage.clear(); sessionStorage.clear(); });
     }
-    await page.close();
+    await context.close();
   };
   const half = Math.ceil(HOSTILE.length / 2);
   await Promise.all([visit(HOSTILE.slice(0, half)), visit(HOSTILE.slice(half))]);
-  await context.close();
 });
 
 test('a rejected URL value is named in the notice and its default is used', async () => {

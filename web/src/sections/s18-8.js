@@ -221,8 +221,9 @@ export default {
         if (m.due) { requestSample(); inspect(); }
       },
       paused() {
-        // the worker stopped at the step `start` asked for: as after "Pause" (which has already done this)
-        if (live.running) { live.wantRun = false; live.running = false; inspect(); requestSample(); }
+        // The worker's acknowledgement of "pause", or of reaching a `start`'s `until`. The page's state
+        // changed when it sent "pause", and its own `start` asks for no `until`, so nothing to do:
+        // acting here would stop the page's Start pressed while a Pause was still on its way.
       },
       sample(m) { live.sample = m.text; live.v.sample += 1; },
       attention(m) { live.attention = m; live.v.attention += 1; mapTraces.clear(); },
