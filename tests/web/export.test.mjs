@@ -1,4 +1,4 @@
-// Export (issue 11 §4): every heatmap and chart saves a PNG, an SVG (vector, numbers as text) and
+// Export: every heatmap and chart saves a PNG, an SVG (vector, numbers as text) and
 // a CSV (the core's values at full precision); a section's state saves as JSON and loads again,
 // checked like a link. Downloads are Playwright download events; their files are read back.
 import { test } from 'node:test';

@@ -1,5 +1,5 @@
-// 18.8's step-through of one GPT block (issue 11 §2) and the provenance of its attention map
-// (§1), in headless Chromium: every stage forward and back with its figures, formula and URL, a
+// 18.8's step-through of one GPT block and the provenance of its attention map, in headless
+// Chromium: every stage forward and back with its figures, formula and URL, a
 // link that opens a stage, the shapes on the arrows, the numbers against the core called here in
 // Node on the same untrained model, and a cell of A explained by the core bit for bit.
 import { test, before, after } from 'node:test';
@@ -221,7 +221,7 @@ for (const lang of ['zh', 'en']) {
   });
 }
 
-// §1 for the small maps: each map's cell explained by its own layer's trace (asked of the worker when pointed at)
+// The provenance of the small maps: each map's cell explained by its own layer's trace (asked of the worker when pointed at)
 test('18.8: pointing at a cell of a small attention map explains it with its layer\'s trace, bit for bit; another layer switches the trace', async () => {
   const { page, errors, s8 } = await open('?lang=en&s8.source=shipped&s8.seed=3');   // the default sentence
   const text = 'the cat sat on the mat', n = [...text].length;

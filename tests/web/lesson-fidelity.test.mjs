@@ -1,5 +1,4 @@
-// What the page shows must agree with the lesson (issue 10, items 1, 4, 5, 6 and the predictions
-// of item 9), in both languages: 18.5 never shuffles into the identity and keeps its position
+// What the page shows must agree with the lesson, in both languages: 18.5 never shuffles into the identity and keeps its position
 // table; 18.7 in evaluation reports evaluation; 18.2 shows the sums that make a wrong dim
 // visibly wrong; 18.1 and 18.7 put the chapter's own figures beside ours; "predict first" holds
 // the change, then compares; the exercises section has one heading. Numbers are checked against

@@ -1,4 +1,4 @@
-// Provenance (issue 11 section 1): pointing at a computed cell (hover, tap, keyboard focus)
+// Provenance: pointing at a computed cell (hover, tap, keyboard focus)
 // outlines exactly the cells it came from and explains it with the core's numbers. The expected
 // numbers are computed here, independently of the core, from the section's default inputs; the
 // panel's value must be the cell's bit for bit.

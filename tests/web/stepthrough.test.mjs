@@ -1,4 +1,4 @@
-// The 18.3 step-through (issue 11 §2): X -> Q, K, V -> Q K^T -> scaled -> + mask -> softmax -> Y,
+// The 18.3 step-through: X -> Q, K, V -> Q K^T -> scaled -> + mask -> softmax -> Y,
 // one stage at a time. Each stage outlines the figures it reads and makes, highlights its formula
 // in the lesson, shows every tensor's shape on its arrow (the data's shapes), and is in the URL.
 import { test } from 'node:test';

@@ -71,12 +71,12 @@ void layernorm_backward(double* dinp, double* dw, double* db, const double* dout
 }
 
 // ---- matmul (the lab's gemm kernels) ------------------------------------------------------------
-void matmul_forward(double* out, const double* inp, const double* w, const double* bias, std::size_t BT, std::size_t IC, std::size_t OC) {
+void linear_forward(double* out, const double* inp, const double* w, const double* bias, std::size_t BT, std::size_t IC, std::size_t OC) {
     for (std::size_t i = 0; i < BT; ++i)
         for (std::size_t k = 0; k < OC; ++k) out[i * OC + k] = bias ? bias[k] : 0.0;
     gemm_acc(out, inp, w, BT, IC, OC);
 }
-void matmul_backward(double* dinp, double* dw, double* db, const double* dout, const double* inp, const double* w,
+void linear_backward(double* dinp, double* dw, double* db, const double* dout, const double* inp, const double* w,
                      std::size_t BT, std::size_t IC, std::size_t OC) {
     gemm_nt_acc(dinp, dout, w, BT, OC, IC);
     gemm_tn_acc(dw, inp, dout, BT, IC, OC);
@@ -86,11 +86,9 @@ void matmul_backward(double* dinp, double* dw, double* db, const double* dout, c
 }
 
 // ---- attention (the lab's sdpa kernels) ---------------------------------------------------------
-// The GPT once had its own attention loops, summing each dot product q.k and dY.v in one running
-// sum; the lab's kernels sum in two interleaved partial sums (dot2 in internal.hpp), and the tied
-// head's logits now go through gemm_nt_acc (dot2 as well). Those two summation orders are the only
-// change: the GPT's numbers moved in the last bits (20 training steps of the golden configuration:
-// losses within 9e-16 of the old loop's, parameters within 2e-14), not bit for bit.
+// The GPT's attention is the lab's own sdpa kernels (the ones 18.3 to 18.7 show), reading the heads
+// in place from the packed qkv; their dot products sum in two interleaved partial sums (dot2 in
+// internal.hpp), as do the tied head's logits (gemm_nt_acc).
 namespace {
 // Group n = b * NH + h of the packed qkv (B, T, 3C): q of head h starts at qkv + b T 3C + h hs,
 // k and v C and 2C further on; rows are 3C apart. The output (B, T, C): rows C apart.
@@ -144,7 +142,7 @@ void residual_forward(double* out, const double* a, const double* b, std::size_t
 }
 
 // ---- softmax and cross-entropy ------------------------------------------------------------------
-void softmax_forward(double* probs, const double* logits, std::size_t rows, std::size_t V) {
+void softmax_rows(double* probs, const double* logits, std::size_t rows, std::size_t V) {
     for (std::size_t i = 0; i < rows; ++i) {
         const double* z = logits + i * V;
         double* pr = probs + i * V;

@@ -23,9 +23,9 @@ void layernorm_backward(double* dinp, double* dw, double* db, const double* dout
                         const double* mean, const double* rstd, std::size_t BT, std::size_t C);
 
 // out = inp W + b: inp (BT, IC), W (IC, OC) in math layout, b (OC) -> out (BT, OC)
-void matmul_forward(double* out, const double* inp, const double* w, const double* bias, std::size_t BT, std::size_t IC, std::size_t OC);
+void linear_forward(double* out, const double* inp, const double* w, const double* bias, std::size_t BT, std::size_t IC, std::size_t OC);
 // dinp += dout W^T, dW += inp^T dout, db += the column sums of dout
-void matmul_backward(double* dinp, double* dw, double* db, const double* dout, const double* inp, const double* w,
+void linear_backward(double* dinp, double* dw, double* db, const double* dout, const double* inp, const double* w,
                      std::size_t BT, std::size_t IC, std::size_t OC);
 
 // Multi-head self-attention on the packed projections qkv (B, T, 3C) = [q | k | v], head h in
@@ -48,7 +48,7 @@ void gelu_backward(double* dinp, const double* inp, const double* dout, std::siz
 void residual_forward(double* out, const double* a, const double* b, std::size_t n);
 
 // probs = softmax of each row of logits (rows, V), max subtracted first
-void softmax_forward(double* probs, const double* logits, std::size_t rows, std::size_t V);
+void softmax_rows(double* probs, const double* logits, std::size_t rows, std::size_t V);
 // mean over the rows of -ln probs[row, targets[row]]: probs (rows, V), targets (rows)
 double crossentropy_forward(const double* probs, const int* targets, std::size_t rows, std::size_t V);
 // dlogits = (probs - onehot(targets)) / rows: the gradient of the mean cross-entropy through the softmax

@@ -128,21 +128,21 @@ double Gpt::forward(const std::vector<int>& tokens, const std::vector<int>& targ
         double* fcproj = a.fcproj.data() + l * BT * C;           // (B, T, C)
         double* r3 = a.residual3.data() + l * BT * C;            // (B, T, C)
         detail::layernorm_forward(ln1, ln1_mean, ln1_rstd, residual, p + P.ln1w + l * C, p + P.ln1b + l * C, BT, C);
-        detail::matmul_forward(qkv, ln1, p + P.qkvw + l * C * 3 * C, p + P.qkvb + l * 3 * C, BT, C, 3 * C);
+        detail::linear_forward(qkv, ln1, p + P.qkvw + l * C * 3 * C, p + P.qkvb + l * 3 * C, BT, C, 3 * C);
         detail::attention_forward(atty, att, scores, qkv, B, T, C, NH, cfg_.causal);
-        detail::matmul_forward(attproj, atty, p + P.attprojw + l * C * C, p + P.attprojb + l * C, BT, C, C);
+        detail::linear_forward(attproj, atty, p + P.attprojw + l * C * C, p + P.attprojb + l * C, BT, C, C);
         detail::residual_forward(r2, residual, attproj, BT * C);
         detail::layernorm_forward(ln2, ln2_mean, ln2_rstd, r2, p + P.ln2w + l * C, p + P.ln2b + l * C, BT, C);
-        detail::matmul_forward(fch, ln2, p + P.fcw + l * C * 4 * C, p + P.fcb + l * 4 * C, BT, C, 4 * C);
+        detail::linear_forward(fch, ln2, p + P.fcw + l * C * 4 * C, p + P.fcb + l * 4 * C, BT, C, 4 * C);
         detail::gelu_forward(fchg, fch, BT * 4 * C);
-        detail::matmul_forward(fcproj, fchg, p + P.fcprojw + l * 4 * C * C, p + P.fcprojb + l * C, BT, 4 * C, C);
+        detail::linear_forward(fcproj, fchg, p + P.fcprojw + l * 4 * C * C, p + P.fcprojb + l * C, BT, 4 * C, C);
         detail::residual_forward(r3, r2, fcproj, BT * C);
     }
     const double* last = a.residual3.data() + (L - 1) * BT * C;   // (B, T, C)
     detail::layernorm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), last, p + P.lnfw, p + P.lnfb, BT, C);
     // the tied head: logits = lnf wte^T   (BT, C) x (C, V) -> (BT, V)
     detail::gemm_nt_acc(a.logits.data(), a.lnf.data(), p + P.wte, BT, C, V);
-    detail::softmax_forward(a.probs.data(), a.logits.data(), BT, V);
+    detail::softmax_rows(a.probs.data(), a.logits.data(), BT, V);
     for (std::size_t i = 0; i < BT * V; ++i)
         if (!std::isfinite(a.logits[i]))   // the parameters have diverged
             throw Error(ErrorCode::overflow, {{"fn", fn}, {"quantity", "logits"}, {"formula", "lnf wte^T"}, {"value", a.logits[i]},
@@ -179,25 +179,25 @@ void Gpt::backward() {
         // backward of residual3 = r2 + fcproj: both get dresidual
         std::copy(dresidual.begin(), dresidual.end(), dr2.begin());
         std::fill(dfchg.begin(), dfchg.end(), 0.0);
-        detail::matmul_backward(dfchg.data(), g + P.fcprojw + l * 4 * C * C, g + P.fcprojb + l * C, dresidual.data(),
+        detail::linear_backward(dfchg.data(), g + P.fcprojw + l * 4 * C * C, g + P.fcprojb + l * C, dresidual.data(),
                                 a.fch_gelu.data() + l * BT * 4 * C, p + P.fcprojw + l * 4 * C * C, BT, 4 * C, C);
         std::fill(dfch.begin(), dfch.end(), 0.0);
         detail::gelu_backward(dfch.data(), a.fch.data() + l * BT * 4 * C, dfchg.data(), BT * 4 * C);
         std::fill(dln.begin(), dln.end(), 0.0);
-        detail::matmul_backward(dln.data(), g + P.fcw + l * C * 4 * C, g + P.fcb + l * 4 * C, dfch.data(), a.ln2.data() + l * BT * C,
+        detail::linear_backward(dln.data(), g + P.fcw + l * C * 4 * C, g + P.fcb + l * 4 * C, dfch.data(), a.ln2.data() + l * BT * C,
                                 p + P.fcw + l * C * 4 * C, BT, C, 4 * C);
         detail::layernorm_backward(dr2.data(), g + P.ln2w + l * C, g + P.ln2b + l * C, dln.data(), a.residual2.data() + l * BT * C,
                                    p + P.ln2w + l * C, a.ln2_mean.data() + l * BT, a.ln2_rstd.data() + l * BT, BT, C);
         // backward of r2 = residual + attproj: both get dr2
         std::copy(dr2.begin(), dr2.end(), dresidual.begin());
         std::fill(datty.begin(), datty.end(), 0.0);
-        detail::matmul_backward(datty.data(), g + P.attprojw + l * C * C, g + P.attprojb + l * C, dr2.data(), a.atty.data() + l * BT * C,
+        detail::linear_backward(datty.data(), g + P.attprojw + l * C * C, g + P.attprojb + l * C, dr2.data(), a.atty.data() + l * BT * C,
                                 p + P.attprojw + l * C * C, BT, C, C);
         std::fill(dqkv.begin(), dqkv.end(), 0.0);
         detail::attention_backward(dqkv.data(), datty.data(), a.qkv.data() + l * BT * 3 * C, a.att.data() + l * B * NH * T * T, B, T, C,
                                    NH, cfg_.causal);
         std::fill(dln.begin(), dln.end(), 0.0);
-        detail::matmul_backward(dln.data(), g + P.qkvw + l * C * 3 * C, g + P.qkvb + l * 3 * C, dqkv.data(), a.ln1.data() + l * BT * C,
+        detail::linear_backward(dln.data(), g + P.qkvw + l * C * 3 * C, g + P.qkvb + l * 3 * C, dqkv.data(), a.ln1.data() + l * BT * C,
                                 p + P.qkvw + l * C * 3 * C, BT, C, 3 * C);
         detail::layernorm_backward(dresidual.data(), g + P.ln1w + l * C, g + P.ln1b + l * C, dln.data(), residual, p + P.ln1w + l * C,
                                    a.ln1_mean.data() + l * BT, a.ln1_rstd.data() + l * BT, BT, C);

@@ -74,7 +74,7 @@ std::string CharTrainer::sample(const std::string& prompt, std::size_t length, d
         const double* last = model_.activations().logits.data() + (T - 1) * V;
         std::vector<double> p(V);
         for (std::size_t v = 0; v < V; ++v) p[v] = last[v] / temperature;
-        detail::softmax_forward(p.data(), p.data(), 1, V);
+        detail::softmax_rows(p.data(), p.data(), 1, V);
         double u = rng.uniform();
         std::size_t pick = V - 1;
         for (std::size_t v = 0; v < V; ++v) { if (u < p[v]) { pick = v; break; } u -= p[v]; }

@@ -1,6 +1,7 @@
 // 18.3 scaled dot-product attention, its backward pass, and the nn.Linear layout helper.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "internal.hpp"
@@ -238,6 +239,58 @@ Tensor linear_weight_to_math(const Tensor& w) {
 }
 Tensor math_weight_to_linear(const Tensor& w) {
     return transpose2d(w, "mathWeightToLinear", "(C, d)");   // math layout
+}
+
+// ---- the plain reference: loops from the textbook formulas, sharing no code with the kernel above
+// (18.7 compares the two) ------------------------------------------------------------------------
+SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts) {
+    const detail::SdpaDims D = detail::check_sdpa(q, k, v, opts, "sdpaReference");
+    const std::size_t Tq = D.Tq, d = D.d, Tk = D.Tk, dv = D.dv, N = D.N;
+    const double scale = opts.scale.factor(d, d), ninf = -std::numeric_limits<double>::infinity();
+    Shape ws = D.lead, os = D.lead;
+    ws.insert(ws.end(), {Tq, Tk});
+    os.insert(os.end(), {Tq, dv});
+    SdpaResult res;
+    res.scores = Tensor::from_shape(ws);
+    res.weights = Tensor::from_shape(ws);
+    res.out = xt::zeros<double>(os);
+    for (std::size_t n = 0; n < N; ++n) {
+        // S = Q K^T * scale, then M: -inf where j > i
+        std::vector<double> S(Tq * Tk);
+        for (std::size_t i = 0; i < Tq; ++i)
+            for (std::size_t j = 0; j < Tk; ++j) {
+                double s = 0.0;
+                for (std::size_t c = 0; c < d; ++c) s += q.data()[(n * Tq + i) * d + c] * k.data()[(n * Tk + j) * d + c];
+                res.scores.data()[(n * Tq + i) * Tk + j] = s * scale;
+                S[i * Tk + j] = (opts.causal && j > i) ? ninf : s * scale;
+            }
+        // A = softmax(S) row by row: exp(s - max) / sum
+        for (std::size_t i = 0; i < Tq; ++i) {
+            const double mx = *std::max_element(S.begin() + i * Tk, S.begin() + (i + 1) * Tk);
+            double z = 0.0;
+            for (std::size_t j = 0; j < Tk; ++j) z += std::exp(S[i * Tk + j] - mx);
+            for (std::size_t j = 0; j < Tk; ++j) res.weights.data()[(n * Tq + i) * Tk + j] = std::exp(S[i * Tk + j] - mx) / z;
+        }
+        // Y = A V
+        for (std::size_t i = 0; i < Tq; ++i)
+            for (std::size_t c = 0; c < dv; ++c) {
+                double y = 0.0;
+                for (std::size_t j = 0; j < Tk; ++j) y += res.weights.data()[(n * Tq + i) * Tk + j] * v.data()[(n * Tk + j) * dv + c];
+                res.out.data()[(n * Tq + i) * dv + c] = y;
+            }
+    }
+    detail::require_no_overflow("sdpaReference", "scores", "q.k * scale", res.scores);
+    detail::require_no_overflow("sdpaReference", "outputs", "", res.out);
+    return res;
+}
+
+SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, const Options& opts) {
+    detail::OptionReader r(opts, "sdpaReference");
+    SdpaOptions o;
+    o.causal = r.boolean("causal", false);
+    o.scale = r.scale("scale", {"head", "none"});
+    r.finish();
+    return sdpa_reference(q, k, v, o);
 }
 
 }  // namespace attn

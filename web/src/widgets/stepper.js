@@ -1,4 +1,4 @@
-// Step-through of a data flow (issue 11 §2): one stage at a time, with Next / Back / Play. The
+// Step-through of a data flow: one stage at a time, with Next / Back / Play. The
 // widget draws the flow (every stage with the shape of the tensor it hands on, on its arrow),
 // marks the current stage, outlines the lab's figures the stage reads (dashed) and the one it
 // makes (solid, with a text tag: not colour alone), and highlights the stage's formula in the
