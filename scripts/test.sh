@@ -3,6 +3,7 @@
 # time, result) and of the slowest tests. Fails if any stage fails (the later ones still run).
 #   bootstrap, build           scripts/bootstrap.sh, scripts/build.sh all (native, WASM, the site)
 #   native                     the doctest suite through ctest, each case a CTest test
+#   consumer                   tests/cmake-consumer: a CMake project using the installed core (find_package(attn))
 #   mutants                    scripts/mutants.mjs: every planted slip must fail the native suite
 #   sanitize                   the suite under ASan + UBSan (clang), from the build the fuzz targets share
 #   fuzz                       scripts/fuzz.sh 3: each libFuzzer target for 3 s from the kept corpus
@@ -55,6 +56,14 @@ native() {
   local golden=$?
   run_ctest native build/native && ((golden == 0))
 }
+# a separate CMake project that takes the installed core with find_package(attn) (tests/cmake-consumer)
+consumer() {
+  rm -rf build/attn-prefix build/consumer
+  cmake --install build/native --prefix "$PWD/build/attn-prefix" >/dev/null &&
+  cmake -S tests/cmake-consumer -B build/consumer -DCMAKE_PREFIX_PATH="$PWD/build/attn-prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+  cmake --build build/consumer >/dev/null &&
+  build/consumer/consumer
+}
 sanitized() {
   bash scripts/fuzz.sh --build-only &&
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_ctest sanitize build/sanitize -E '^training: '
@@ -62,6 +71,7 @@ sanitized() {
 
 if stage bootstrap bash scripts/bootstrap.sh && stage build bash scripts/build.sh all; then
   stage native native
+  stage consumer consumer
   stage mutants node scripts/mutants.mjs
   stage sanitize sanitized
   stage fuzz bash scripts/fuzz.sh 3
