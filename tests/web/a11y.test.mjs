@@ -98,8 +98,13 @@ async function audit(target, where) {
   return lines;
 }
 
+/** Open every <details> that matches, and resolve once each has fired its 'toggle' (a task after
+ * `open` is set): the widgets build a table's rows in their own toggle handler, which runs first. */
 async function openAll(page, selector) {
-  await page.locator(selector).evaluateAll((els) => els.forEach((d) => { d.open = true; }));
+  await page.locator(selector).evaluateAll((els) => Promise.all(els.filter((d) => !d.open).map((d) => new Promise((resolve) => {
+    d.addEventListener('toggle', resolve, { once: true });
+    d.open = true;
+  }))));
 }
 
 for (const lang of LANGS) {
@@ -329,7 +334,7 @@ test('keyboard (en): each kind of control works from the keys', async () => {
   // a matrix cell: type a number, the result follows
   const cell = fig(page, '18.1', 'x').locator('input[data-row="0"][data-col="0"]');
   await key(cell, 'Control+A', '6', 'Tab');
-  assert.equal(await fig(page, '18.1', 'y0').locator('tbody tr').first().locator('td').first().getAttribute('data-value'), '6');
+  await page.waitForFunction(() => document.querySelector('.lab-section[data-section="18.1"] [data-name="y0"] tbody tr td')?.dataset.value === '6');
   // a mask cell: Space toggles it; arrows move between cells
   const m = fig(page, '18.2', 'mask');
   await key(m.locator('button[data-row="0"][data-col="0"]'), 'ArrowRight');
@@ -352,11 +357,11 @@ test('keyboard (en): each kind of control works from the keys', async () => {
   assert.equal(await seed.inputValue(), '2');
   // a disclosure (the data table under a chart): Enter opens it
   await key(fig(page, '18.4', 'variance').locator('details.chart-data > summary'), 'Enter');
-  assert.ok(await fig(page, '18.4', 'variance').locator('table tbody tr').count() >= 5);
+  await fig(page, '18.4', 'variance').locator('table tbody tr').nth(4).waitFor();   // rows are built when it opens
   // a canvas heatmap: arrows move a cell cursor, and its value is read out
   const big = fig(page, '18.4', 'w-head');
   await key(big.locator('canvas'), 'ArrowRight', 'ArrowDown', 'ArrowRight');
-  assert.match(await big.locator('output.heatmap-probe').textContent(), /receiver t = 1, source j = 1: /);
+  await big.locator('output.heatmap-probe', { hasText: /receiver t = 1, source j = 1: / }).waitFor();
   // the language switch is a link: Enter follows it
   await key(page.locator('a.lang-switch'), 'Enter');
   await page.waitForSelector('html[lang="zh-CN"] .lab-section[data-section="18.7"]', { timeout: 30000 });

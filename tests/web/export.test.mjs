@@ -102,6 +102,7 @@ test('a chart exports its data as CSV (equal to its table), and an SVG with axis
   const { page, errors } = await open('?lang=en');
   const chart = sec(page, '18.4').locator('figure.chart-figure').first();
   await chart.locator('details.chart-data summary').click();
+  await chart.locator('details.chart-data tbody tr').first().waitFor();   // built on the (asynchronous) toggle event
   const table = await chart.locator('details.chart-data table').evaluate((tb) => [...tb.rows].map((r) => [...r.cells].map((c) => c.textContent)));
   const csv = parseCsv((await exportBy(page, chart, 'csv')).text);
   assert.deepEqual(csv[0], table[0], 'same headers');

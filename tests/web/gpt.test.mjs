@@ -276,6 +276,7 @@ test('18.8 after 10,000 evaluation points: the chart draws a bounded number of p
   assert.match(await s8.locator('svg.chart .mark-label').textContent(), new RegExp(`1\\.250 \\(step ${r.bestStep}\\)`));
   // the drawn curves start at the untrained model (step 0) and pass through the best point
   await s8.locator('details.chart-data summary').click();
+  await s8.locator('details.chart-data tbody tr').first().waitFor();   // built on the (asynchronous) toggle event
   const rows = await s8.locator('details.chart-data tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
   assert.ok(rows.length <= 310, `thinned to ${rows.length} rows`);
   assert.equal(rows[0][0], '0');
