@@ -59,11 +59,17 @@ native() {
   run_ctest native build/native && ((golden == 0))
 }
 # a separate CMake project that takes the installed core with find_package(attn) (tests/cmake-consumer)
+# (built and run), and the same project taking the core by add_subdirectory (configured: no tests,
+# no install rules of ours); the log is shown when it fails
 consumer() {
-  rm -rf build/attn-prefix build/consumer
-  cmake --install build/native --prefix "$PWD/build/attn-prefix" >/dev/null &&
-  cmake -S tests/cmake-consumer -B build/consumer -DCMAKE_PREFIX_PATH="$PWD/build/attn-prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-  cmake --build build/consumer >/dev/null &&
+  rm -rf build/attn-prefix build/consumer build/consumer-sub
+  local log=$out/consumer.log
+  { cmake --install build/native --prefix "$PWD/build/attn-prefix" &&
+    cmake -S tests/cmake-consumer -B build/consumer -DCMAKE_PREFIX_PATH="$PWD/build/attn-prefix" -DCMAKE_BUILD_TYPE=Release &&
+    cmake --build build/consumer &&
+    cmake -S tests/cmake-consumer -B build/consumer-sub -DATTN_SOURCE_DIR="$PWD" &&
+    ! grep -q 'attn_tests' build/consumer-sub/Makefile &&
+    ! grep -q 'attnTargets' build/consumer-sub/attn/cmake_install.cmake; } >"$log" 2>&1 || { cat "$log"; return 1; }
   build/consumer/consumer
 }
 sanitized() {

@@ -2,8 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <limits>
-#include <numeric>
 
 #include "internal.hpp"
 

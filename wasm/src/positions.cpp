@@ -1,8 +1,6 @@
 // 18.5: position tables (learned, sinusoidal) and the permutation check.
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <limits>
 #include <numeric>
 
 #include "internal.hpp"

@@ -2,9 +2,7 @@
 // logit multiplier sharpens the softmax.
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
-#include <numeric>
 
 #include "internal.hpp"
 
