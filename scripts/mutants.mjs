@@ -36,7 +36,7 @@ const SCRATCH = process.env.MUTANTS_DIR
 const TARGET = 'attn_tests';
 // Through ccache when the machine has it, with paths hashed from the worker's folder: the same slip
 // compiles once on this machine, whichever worker, clone or run plants it again.
-const CCACHE = ['/usr/bin/ccache', '/usr/local/bin/ccache'].some((p) => existsSync(p)) ? 'ccache ' : '';
+const CCACHE = (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'ccache'))) ? 'ccache ' : '';
 const TEST_ARGS = ['--test-suite-exclude=training', '--abort-after=1', '--no-intro', '--no-version'];
 const started = Date.now();
 const seconds = (t0) => Math.round((Date.now() - t0) / 1000);
