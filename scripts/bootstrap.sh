@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Install what the lab needs and is missing; idempotent. Debian packages with apt-get (as root;
 # otherwise print the exact command and stop), npm packages from package-lock.json.
+#   scripts/bootstrap.sh          everything (npm start, npm run bench)
+#   scripts/bootstrap.sh build    what the builds need (compilers, xtensor, doctest, Emscripten) and the npm packages
+#   scripts/bootstrap.sh rest     what only the later test stages need (browsers, clang's sanitizers and
+#                                 libFuzzer, PyTorch): npm test installs these in the background while it builds
 set -euo pipefail
 cd "$(dirname "$0")/.."
+group=${1:-all}
 
-# package -> a file that proves it is installed
-declare -A probe=(
+# package -> a file that proves it is installed, by group
+declare -A build=(
   [cmake]=/usr/bin/cmake
   [g++]=/usr/bin/g++
   [make]=/usr/bin/make
@@ -13,6 +18,8 @@ declare -A probe=(
   [emscripten]=/usr/bin/em++
   [xtensor-dev]=/usr/include/xtensor/xarray.hpp
   [doctest-dev]=/usr/include/doctest/doctest.h
+)
+declare -A rest=(
   [chromium]=/usr/bin/chromium
   [firefox-esr]=/usr/bin/firefox-esr
   [clang-14]=/usr/bin/clang++-14
@@ -20,7 +27,16 @@ declare -A probe=(
   [python3-torch]=/usr/lib/python3/dist-packages/torch/__init__.py   # the tests' PyTorch reference (/usr/bin/python3)
 )
 missing=()
-for pkg in "${!probe[@]}"; do [[ -e ${probe[$pkg]} ]] || missing+=("$pkg"); done
+if [[ $group == all || $group == build ]]; then
+  for pkg in "${!build[@]}"; do [[ -e ${build[$pkg]} ]] || missing+=("$pkg"); done
+fi
+if [[ $group == all || $group == rest ]]; then
+  for pkg in "${!rest[@]}"; do [[ -e ${rest[$pkg]} ]] || missing+=("$pkg"); done
+fi
+if [[ $group != all && $group != build && $group != rest ]]; then
+  echo "bootstrap: unknown group '$group' (all, build or rest)" >&2
+  exit 2
+fi
 if ((${#missing[@]})); then
   IFS=$'\n' missing=($(sort <<<"${missing[*]}")); unset IFS
   cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
@@ -34,7 +50,7 @@ if ((${#missing[@]})); then
 fi
 
 # npm packages, exactly as locked, when node_modules is missing or older than the lock.
-if [[ -f package-lock.json ]] && grep -q '"node_modules/' package-lock.json; then
+if [[ $group != rest && -f package-lock.json ]] && grep -q '"node_modules/' package-lock.json; then
   if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
     echo "bootstrap: npm ci"
     npm ci --no-audit --no-fund --loglevel=error

@@ -33,9 +33,9 @@ for (const f of readdirSync(dir)) {
 
 const total = stages.reduce((a, s) => a + s.secs, 0);
 console.log('\n== npm test: where the time went');
-console.log(`${'stage'.padEnd(12)} ${'wall time'.padStart(12)}  result`);
-for (const s of stages) console.log(`${s.name.padEnd(12)} ${fmt(s.secs).padStart(12)}  ${s.ok ? 'passed' : 'FAILED'}`);
-console.log(`${'total'.padEnd(12)} ${fmt(total).padStart(12)}  ${stages.every((s) => s.ok) ? 'passed' : 'FAILED'}`);
+console.log(`${'stage'.padEnd(15)} ${'wall time'.padStart(12)}  result`);
+for (const s of stages) console.log(`${s.name.padEnd(15)} ${fmt(s.secs).padStart(12)}  ${s.ok ? 'passed' : 'FAILED'}`);
+console.log(`${'total'.padEnd(15)} ${fmt(total).padStart(12)}  ${stages.every((s) => s.ok) ? 'passed' : 'FAILED'}`);
 console.log('\nslowest tests:');
 for (const t of tests.sort((a, b) => b.secs - a.secs).slice(0, 10)) {
   console.log(`${fmt(t.secs).padStart(10)}  ${t.suite.padEnd(9)} ${t.name.length > 110 ? `${t.name.slice(0, 109)}…` : t.name}${t.ok ? '' : '  (FAILED)'}`);
