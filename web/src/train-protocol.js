@@ -1,7 +1,7 @@
-// The messages between 18.8 (s18-8.js) and the training worker (train-worker.js), declared once:
-// each type with its fields. Both sides build messages with `message()` and read them with
-// `dispatch()`, which check every message against this table, so a renamed or forgotten field is
-// an error at the first message, not a blank chart.
+// The messages between 18.8 (sections/s18-8/training.js) and the training worker
+// (train-worker.js), declared once: each type with its fields. Both sides build messages with
+// `message()` and read them with `dispatcher()`, which check every message against this table, so
+// a renamed or forgotten field is an error at the first message, not a blank chart.
 
 /** The worker evaluates the model (training and validation loss, EVAL_BATCHES batches each) every EVAL_EVERY steps; the page says so. */
 export const EVAL_EVERY = 50, EVAL_BATCHES = 8;
@@ -54,9 +54,9 @@ export function message(table, type, fields = {}) {
   return checked(table, { type, ...fields });
 }
 
-/** Call handlers[m.type](m) after checking m against `table`; every type needs a handler. */
+/** Call handlers[m.type](m, ...rest) after checking m against `table`, and return what it returns; every type needs a handler. */
 export function dispatcher(table, handlers) {
   const missing = Object.keys(table).filter((k) => typeof handlers[k] !== 'function');
   if (missing.length) throw new Error(`training worker protocol: no handler for ${missing.join(', ')}`);
-  return (m) => handlers[checked(table, m).type](m);
+  return (m, ...rest) => handlers[checked(table, m).type](m, ...rest);
 }

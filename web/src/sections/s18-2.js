@@ -63,6 +63,76 @@ const strings = {
 
 const causal = (T, Tk) => Array.from({ length: T }, (_, i) => Array.from({ length: Tk }, (_, j) => (j <= i ? 1 : 0)));
 const AXES = { btt: ['axB', 'axTq', 'axTk'], bhtt: ['axB', 'axH', 'axTq', 'axTk'] };
+// the mask as the core takes it, and the demo tensor whose softmax dim is chosen, drawn by the core
+const maskOf = (s) => ({ shape: [s.mask.length, s.mask[0].length], data: Uint8Array.from(s.mask.flat()) });
+const demoOf = (s, core) => core.randn(s.kind === 'btt' ? [2, 3, 3] : [1, 2, 3, 3], s.seed);
+
+/** Every weight explains itself: the score row, the mask, every exp, the max and the denominator. */
+function explainer(ctx, { scores, mask, before, after, sliceMaps }) {
+  return provenance({ lang: ctx.lang, core: ctx.core, fn: 'softmax', sources: { scores, mask },
+    targets: [
+      ...[['before', before], ['after', after]].map(([order, widget]) => ({ widget, quantity: 'weights', at: (i, j) => [i, j],
+        inputs: (s) => ({ scores: tensor(s.s), mask: maskOf(s), maskOrder: order }) })),
+      // the demo slices: the softmax along the chosen dim (its scores are not shown, only explained)
+      ...sliceMaps.map((widget, n) => ({ widget, quantity: 'weights', at: (i, j) => (ctx.state.kind === 'btt' ? [n, i, j] : [0, n, i, j]),
+        inputs: (s) => ({ scores: demoOf(s, ctx.core), dim: s.dim }), sources: {} })),
+    ],
+    softmaxDim: (s, at) => (s.dim < 0 ? s.dim + at.length : s.dim) });
+}
+
+/** Which axis a softmax normalizes: the kind of tensor, its seed, the dim, the demo's slices along it and what they sum to. */
+function dimPart(ctx) {
+  const { t } = ctx;
+  const kind = ctx.choice('kind', { onChange: (v) => ctx.set({ kind: v, dim: -1 }) });
+  const seed = ctx.integer('seed');
+  const dims = dimSelector({ label: t('dimTitle'), onChange: (v) => ctx.set({ dim: v }) });
+  const explain = h('p.note.dim-explain', { role: 'status' });
+  const slices = h('div.slices');
+  const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true, axes: 'past' }));
+  slices.append(...sliceMaps.map((m) => m.el));
+  const sums = heatmap({ t, name: 'sums', label: '', names: null, digits: 6 });
+  const sumsLast = heatmap({ t, name: 'sums-last', label: t('sumsLast'), names: null, digits: 6 });
+  const lastOff = readout({ name: 'last-off' });
+  return {
+    sliceMaps,
+    els: [h('h3', {}, t('dimTitle')), h('div.controls', {}, kind.el, seed.el), dims.el, explain, slices, h('div.row', {}, sumsLast.el, sums.el), lastOff.el],
+    sync(s) {
+      const axes = AXES[s.kind];
+      dims.set([...axes.map((a, d) => ({ value: d, label: t('dimLabel', { d, name: t(a) }) })), { value: -1, label: t('dimLabel', { d: -1, name: t('axTk') }) }], s.dim);
+    },
+    // the demo's softmax along the chosen dim: its slices, and what it summed to
+    paint(r, s) {
+      const d = s.dim < 0 ? s.dim + r.w.shape.length : s.dim;
+      const axis = s.kind === 'btt' ? 'b' : 'h';
+      const norm = d === r.w.shape.length - 1 ? 'norm-rows' : d === r.w.shape.length - 2 ? 'norm-cols' : 'norm-across';
+      slices.className = `slices ${norm}`;
+      sliceMaps.forEach((m, i) => m.set(s.kind === 'btt' ? matrixAt(r.w, i) : matrixAt(r.w, 0, i),
+        { names: ['T', 'T'], shape: [3, 3], label: t('slice', { axis, i }) }));
+      explain.textContent = t(`explain_${s.kind}_${d}`);
+      explain.className = `note dim-explain ${d === r.w.shape.length - 1 ? 'good' : 'bad'}`;
+      const rowsOf = (tt) => (tt.shape.length === 1 ? [values(tt)] : matrixAt(tt, ...Array(tt.shape.length - 2).fill(0)));
+      // what attention needs (sums over the sources) beside what this softmax normalized (the chosen dim)
+      sumsLast.set(rowsOf(r.lastSums), { shape: r.lastSums.shape, names: s.kind === 'btt' ? ['B', 'T'] : ['B', 'H', 'T'] });
+      const last = d === r.w.shape.length - 1;
+      sums.el.hidden = last;
+      sums.set(rowsOf(r.wSums), { shape: r.wSums.shape, names: null, label: t('sumsAlong', { dim: s.dim }) });
+      lastOff.set([[t('lastOff'), fmtErr(r.lastOff), last ? 'good' : 'bad', r.lastOff]]);
+    },
+  };
+}
+
+function compute(s, core) {
+  const S = tensor(s.s);
+  const maskT = maskOf(s);
+  const before = core.softmax(S, { mask: maskT, maskOrder: 'before' });
+  const after = core.softmax(S, { mask: maskT, maskOrder: 'after' });
+  const demo = demoOf(s, core);
+  const w = core.softmax(demo, { dim: s.dim });
+  const ones = (tt) => ({ shape: tt.shape, data: new Float64Array(tt.data.length).fill(1) });
+  const afterSums = core.sum(after, { dim: -1 }), lastSums = core.sum(w, { dim: -1 });
+  return { before, after, beforeSums: core.sum(before, { dim: -1 }), afterSums, afterOff: core.maxAbsDiff(afterSums, ones(afterSums)),
+    demo, w, wSums: core.sum(w, { dim: s.dim }), lastSums, lastOff: core.maxAbsDiff(lastSums, ones(lastSums)) };
+}
 
 export default {
   strings,
@@ -91,78 +161,33 @@ export default {
     const showAfter = button({ label: t('showAfter'), className: 'show-after',
       onClick: () => { showAfter.hidden = true; predictAfter.ask(() => { revealed = true; ctx.refresh(); }); } });
     const nanNote = h('p.note.nan-note', { role: 'note' });
-    const kind = ctx.choice('kind', { onChange: (v) => ctx.set({ kind: v, dim: -1 }) });
-    const seed = ctx.integer('seed');
-    const dims = dimSelector({ label: t('dimTitle'), onChange: (v) => ctx.set({ dim: v }) });
-    const explain = h('p.note.dim-explain', { role: 'status' });
-    const slices = h('div.slices');
-    const sliceMaps = [0, 1].map((i) => heatmap({ t, name: `slice${i}`, label: '', names: ['T', 'T'], weights: true, axes: 'past' }));
-    slices.append(...sliceMaps.map((m) => m.el));
-    const sums = heatmap({ t, name: 'sums', label: '', names: null, digits: 6 });
-    const sumsLast = heatmap({ t, name: 'sums-last', label: t('sumsLast'), names: null, digits: 6 });
-    const lastOff = readout({ name: 'last-off' });
-    // every weight explains itself: the score row, the mask, every exp, the max and the denominator
-    const maskOf = (s) => ({ shape: [s.mask.length, s.mask[0].length], data: Uint8Array.from(s.mask.flat()) });
-    const demoOf = (s, core) => core.randn(s.kind === 'btt' ? [2, 3, 3] : [1, 2, 3, 3], s.seed);
-    const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'softmax', sources: { scores, mask },
-      targets: [
-        ...[['before', before], ['after', after]].map(([order, widget]) => ({ widget, quantity: 'weights', at: (i, j) => [i, j],
-          inputs: (s) => ({ scores: tensor(s.s), mask: maskOf(s), maskOrder: order }) })),
-        // the demo slices: the softmax along the chosen dim (its scores are not shown, only explained)
-        ...sliceMaps.map((widget, n) => ({ widget, quantity: 'weights', at: (i, j) => (ctx.state.kind === 'btt' ? [n, i, j] : [0, n, i, j]),
-          inputs: (s) => ({ scores: demoOf(s, ctx.core), dim: s.dim }), sources: {} })),
-      ],
-      softmaxDim: (s, at) => (s.dim < 0 ? s.dim + at.length : s.dim) });
+    const dim = dimPart(ctx);
+    const prov = explainer(ctx, { scores, mask, before, after, sliceMaps: dim.sliceMaps });
     ctx.lab.append(
       h('div.row', {}, h('div.stack', {}, scores.el), h('div.stack', {}, mask.el, presets)),
       h('div.row', {}, before.el, h('div.stack', {}, after.el, showAfter, predictAfter.el)), prov.el,
-      nanNote,
-      h('h3', {}, t('dimTitle')),
-      h('div.controls', {}, kind.el, seed.el),
-      dims.el, explain, slices, h('div.row', {}, sumsLast.el, sums.el), lastOff.el);
+      nanNote, ...dim.els);
+
+    // the mask before and after the softmax, and the rows with nothing allowed
+    function paintOrders(r, s) {
+      const marks = (sumT) => Object.fromEntries(values(sumT).map((v, i) => [i, fmt(v, 3)]));
+      const tokens = tokenLabels(TOKENS, s.s.length), sources = tokenLabels(TOKENS, s.s[0].length);
+      before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarkValues: values(r.beforeSums), rowMarksLabel: t('rowSum'), rowLabels: tokens, colLabels: sources });
+      const masked = s.mask.some((row) => row.includes(0));
+      after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarkValues: values(r.afterSums), rowMarksLabel: t('rowSum'), rowLabels: tokens, colLabels: sources, note: t(masked ? 'afterNote' : 'afterNoteNone') });
+      after.el.hidden = !revealed;
+      showAfter.hidden = revealed || predictAfter.open;
+      if (predictAfter.waiting) predictAfter.settle(r.afterOff > 1e-12 ? 'less' : 'one');
+      nanNote.hidden = r.before.maskedRows.length === 0;
+      nanNote.textContent = t('nanRows', { rows: r.before.maskedRows.map((idx) => idx.join(', ')).join('; ') });
+    }
+
     return {
-      sync(s) {
-        const axes = AXES[s.kind];
-        dims.set([...axes.map((a, d) => ({ value: d, label: t('dimLabel', { d, name: t(a) }) })), { value: -1, label: t('dimLabel', { d: -1, name: t('axTk') }) }], s.dim);
-      },
-      compute(s, core) {
-        const S = tensor(s.s);
-        const maskT = maskOf(s);
-        const before = core.softmax(S, { mask: maskT, maskOrder: 'before' });
-        const after = core.softmax(S, { mask: maskT, maskOrder: 'after' });
-        const demo = demoOf(s, core);
-        const w = core.softmax(demo, { dim: s.dim });
-        const ones = (tt) => ({ shape: tt.shape, data: new Float64Array(tt.data.length).fill(1) });
-        const afterSums = core.sum(after, { dim: -1 }), lastSums = core.sum(w, { dim: -1 });
-        return { before, after, beforeSums: core.sum(before, { dim: -1 }), afterSums, afterOff: core.maxAbsDiff(afterSums, ones(afterSums)),
-          demo, w, wSums: core.sum(w, { dim: s.dim }), lastSums, lastOff: core.maxAbsDiff(lastSums, ones(lastSums)) };
-      },
+      sync: dim.sync,
+      compute,
       paint(r, s) {
-        const marks = (sumT) => Object.fromEntries(values(sumT).map((v, i) => [i, fmt(v, 3)]));
-        const tokens = tokenLabels(TOKENS, s.s.length), sources = tokenLabels(TOKENS, s.s[0].length);
-        before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarkValues: values(r.beforeSums), rowMarksLabel: t('rowSum'), rowLabels: tokens, colLabels: sources });
-        const masked = s.mask.some((row) => row.includes(0));
-        after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarkValues: values(r.afterSums), rowMarksLabel: t('rowSum'), rowLabels: tokens, colLabels: sources, note: t(masked ? 'afterNote' : 'afterNoteNone') });
-        after.el.hidden = !revealed;
-        showAfter.hidden = revealed || predictAfter.open;
-        if (predictAfter.waiting) predictAfter.settle(r.afterOff > 1e-12 ? 'less' : 'one');
-        nanNote.hidden = r.before.maskedRows.length === 0;
-        nanNote.textContent = t('nanRows', { rows: r.before.maskedRows.map((idx) => idx.join(', ')).join('; ') });
-        const d = s.dim < 0 ? s.dim + r.w.shape.length : s.dim;
-        const axis = s.kind === 'btt' ? 'b' : 'h';
-        const norm = d === r.w.shape.length - 1 ? 'norm-rows' : d === r.w.shape.length - 2 ? 'norm-cols' : 'norm-across';
-        slices.className = `slices ${norm}`;
-        sliceMaps.forEach((m, i) => m.set(s.kind === 'btt' ? matrixAt(r.w, i) : matrixAt(r.w, 0, i),
-          { names: ['T', 'T'], shape: [3, 3], label: t('slice', { axis, i }) }));
-        explain.textContent = t(`explain_${s.kind}_${d}`);
-        explain.className = `note dim-explain ${d === r.w.shape.length - 1 ? 'good' : 'bad'}`;
-        const rowsOf = (tt) => (tt.shape.length === 1 ? [values(tt)] : matrixAt(tt, ...Array(tt.shape.length - 2).fill(0)));
-        // what attention needs (sums over the sources) beside what this softmax normalized (the chosen dim)
-        sumsLast.set(rowsOf(r.lastSums), { shape: r.lastSums.shape, names: s.kind === 'btt' ? ['B', 'T'] : ['B', 'H', 'T'] });
-        const last = d === r.w.shape.length - 1;
-        sums.el.hidden = last;
-        sums.set(rowsOf(r.wSums), { shape: r.wSums.shape, names: null, label: t('sumsAlong', { dim: s.dim }) });
-        lastOff.set([[t('lastOff'), fmtErr(r.lastOff), last ? 'good' : 'bad', r.lastOff]]);
+        paintOrders(r, s);
+        dim.paint(r, s);
         prov.update(s);
       },
       pytorch: (s, r) => PROGRAMS['18.2'](s, { demo: r.demo }, ctx.lang),

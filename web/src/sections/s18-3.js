@@ -52,6 +52,48 @@ const STAGES = [
   { id: 'y', reads: ['a', 'v'], makes: ['y'], tex: LESSON_SAY },
 ];
 
+const opts = (s) => ({ wq: tensor(s.wq), wk: tensor(s.wk), wv: tensor(s.wv), heads: 1, causal: s.causal });
+
+/** The figures of Q, K, V, S, A, Y, and the step-through's unscaled Q Kᵀ and mask M. */
+function figures(t) {
+  return {
+    q: heatmap({ t, name: 'q', label: 'Q = X W_Q', names: ['B', 'T', 'd'] }),
+    k: heatmap({ t, name: 'k', label: 'K = X W_K', names: ['B', 'T', 'd'] }),
+    v: heatmap({ t, name: 'v', label: 'V = X W_V', names: ['B', 'T', 'd'] }),
+    s: heatmap({ t, name: 's', label: t('S'), names: ['B', 'T', 'T'], axes: 'self' }),
+    a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true, axes: 'self' }),
+    y: heatmap({ t, name: 'y', label: t('Y'), names: ['B', 'T', 'd'] }),
+    qk: heatmap({ t, name: 'qk', label: t('qk'), names: ['B', 'T', 'T'], axes: 'self' }),
+    mask: heatmap({ t, name: 'mask', label: t('mask'), names: ['T', 'T'], weights: true, axes: 'self', digits: 0 }),
+  };
+}
+
+/** Every number explains itself: the cells it came from, and the core's arithmetic. */
+function explainer(ctx, x, w, maps) {
+  const linear = () => ctx.state.layout === 'linear';
+  return provenance({ lang: ctx.lang, core: ctx.core, fn: 'multiHeadAttention', inputs: (s) => ({ x: tensor([s.x]), ...opts(s) }),
+    sources: { x, wq: { widget: w.wq, swap: linear }, wk: { widget: w.wk, swap: linear }, wv: { widget: w.wv, swap: linear },
+      q: maps.q, k: maps.k, v: maps.v, scores: maps.s, weights: maps.a },
+    targets: [['q', maps.q], ['k', maps.k], ['v', maps.v], ['scores', maps.s], ['weights', maps.a], ['out', maps.y]]
+      .map(([quantity, widget]) => ({ quantity, widget, at: quantity === 'scores' || quantity === 'weights' ? (i, j) => [0, 0, i, j] : (i, j) => [0, i, j] })),
+    // the scale 1/√d (the core multiplies by it), d = one head's width = the number of terms of the score
+    scale: (e) => ({ sym: '· 1/√d', num: `· 1/√${e.terms.length}` }), outHead: () => 0 });
+}
+
+function compute(s, c) {
+  const x = tensor([s.x]);
+  let r;
+  try {
+    r = c.multiHeadAttention(x, opts(s));
+  } catch (e) {
+    throw s.layout === 'linear' ? inLinearLayout(e) : e;
+  }
+  if (s.stage === 'off') return r;
+  // the step-through also shows Q K^T before the scale and the mask M
+  const T = r.scores.shape[2];
+  return { ...r, x, unscaled: c.multiHeadAttention(x, { ...opts(s), scale: 'none' }).scores, mask: c.maskMatrix(T, T, { causal: s.causal }) };
+}
+
 export default {
   strings,
   state: [
@@ -77,26 +119,8 @@ export default {
     const predictCausal = prediction({ lang: ctx.lang, name: 'predict-causal', question: t('predictCausal'),
       options: [{ value: 'all', label: t('selfAll') }, { value: 'part', label: t('selfPart') }] });
     const causal = ctx.toggle('causal', { onChange: (v) => predictCausal.ask(() => ctx.set({ causal: v }), () => ctx.refresh()) });
-    const maps = {
-      q: heatmap({ t, name: 'q', label: 'Q = X W_Q', names: ['B', 'T', 'd'] }),
-      k: heatmap({ t, name: 'k', label: 'K = X W_K', names: ['B', 'T', 'd'] }),
-      v: heatmap({ t, name: 'v', label: 'V = X W_V', names: ['B', 'T', 'd'] }),
-      s: heatmap({ t, name: 's', label: t('S'), names: ['B', 'T', 'T'], axes: 'self' }),
-      a: heatmap({ t, name: 'a', label: t('A'), names: ['B', 'T', 'T'], weights: true, axes: 'self' }),
-      y: heatmap({ t, name: 'y', label: t('Y'), names: ['B', 'T', 'd'] }),
-      qk: heatmap({ t, name: 'qk', label: t('qk'), names: ['B', 'T', 'T'], axes: 'self' }),
-      mask: heatmap({ t, name: 'mask', label: t('mask'), names: ['T', 'T'], weights: true, axes: 'self', digits: 0 }),
-    };
-    const opts = (s) => ({ wq: tensor(s.wq), wk: tensor(s.wk), wv: tensor(s.wv), heads: 1, causal: s.causal });
-    // every number explains itself: the cells it came from, and the core's arithmetic
-    const linear = () => ctx.state.layout === 'linear';
-    const prov = provenance({ lang: ctx.lang, core, fn: 'multiHeadAttention', inputs: (s) => ({ x: tensor([s.x]), ...opts(s) }),
-      sources: { x, wq: { widget: w.wq, swap: linear }, wk: { widget: w.wk, swap: linear }, wv: { widget: w.wv, swap: linear },
-        q: maps.q, k: maps.k, v: maps.v, scores: maps.s, weights: maps.a },
-      targets: [['q', maps.q], ['k', maps.k], ['v', maps.v], ['scores', maps.s], ['weights', maps.a], ['out', maps.y]]
-        .map(([quantity, widget]) => ({ quantity, widget, at: quantity === 'scores' || quantity === 'weights' ? (i, j) => [0, 0, i, j] : (i, j) => [0, i, j] })),
-      // the scale 1/√d (the core multiplies by it), d = one head's width = the number of terms of the score
-      scale: (e) => ({ sym: '· 1/√d', num: `· 1/√${e.terms.length}` }), outHead: () => 0 });
+    const maps = figures(t);
+    const prov = explainer(ctx, x, w, maps);
     const steps = stepper({ t, stages: STAGES.map((st) => ({ ...st, label: t(`st_${st.id}`), formula: t(`fx_${st.id}`) })),
       onChange: (stage) => ctx.set({ stage }) });
     steps.extra.append(maps.qk.el, maps.mask.el);
@@ -105,22 +129,22 @@ export default {
       h('div.row', {}, x.el, w.wq.el, w.wk.el, w.wv.el),
       h('div.row', {}, maps.q.el, maps.k.el, maps.v.el),
       h('div.row', {}, maps.s.el, maps.a.el, maps.y.el), prov.el);
+
+    // the step-through's figures, and on each stage's arrow the shape of the tensor it passes on
+    // (one head: (B, T, T) for the score-shaped ones)
+    function paintSteps(r, tt) {
+      maps.qk.set(matrixAt(r.unscaled, 0, 0), { shape: tt });
+      maps.mask.set(matrixAt(r.mask), { shape: r.mask.shape });
+      const sh = shapeText;
+      steps.shapes({ x: sh(['B', 'T', 'C'], r.x.shape), qkv: sh(['B', 'T', 'd'], r.q.shape), qk: sh(['B', 'T', 'T'], tt),
+        scaled: sh(['B', 'T', 'T'], tt), mask: sh(['T', 'T'], r.mask.shape), a: sh(['B', 'T', 'T'], [r.weights.shape[0], r.weights.shape[2], r.weights.shape[3]]),
+        y: sh(['B', 'T', 'd'], r.out.shape) });
+    }
+
     return {
       sync(s) { steps.set(s.stage); },
       destroy() { steps.stop(); },
-      compute(s, c) {
-        const x = tensor([s.x]);
-        let r;
-        try {
-          r = c.multiHeadAttention(x, opts(s));
-        } catch (e) {
-          throw s.layout === 'linear' ? inLinearLayout(e) : e;
-        }
-        if (s.stage === 'off') return r;
-        // the step-through also shows Q K^T before the scale and the mask M
-        const T = r.scores.shape[2];
-        return { ...r, x, unscaled: c.multiHeadAttention(x, { ...opts(s), scale: 'none' }).scores, mask: c.maskMatrix(T, T, { causal: s.causal }) };
-      },
+      compute,
       paint(r, s) {
         const rows = tokenLabels(TOKENS, r.q.shape[1]);
         const shape3 = (tt) => ({ shape: tt.shape, rowLabels: rows });
@@ -133,14 +157,7 @@ export default {
         if (predictCausal.waiting) predictCausal.settle(r.weights.data[0] === 1 ? 'all' : 'part');
         maps.y.set(matrixAt(r.out, 0), shape3(r.out));
         prov.update(s);
-        if (!r.unscaled) return;
-        maps.qk.set(matrixAt(r.unscaled, 0, 0), { shape: tt });
-        maps.mask.set(matrixAt(r.mask), { shape: r.mask.shape });
-        // on each stage's arrow, the shape of the tensor it passes on (one head: (B, T, T) for the score-shaped ones)
-        const sh = shapeText;
-        steps.shapes({ x: sh(['B', 'T', 'C'], r.x.shape), qkv: sh(['B', 'T', 'd'], r.q.shape), qk: sh(['B', 'T', 'T'], tt),
-          scaled: sh(['B', 'T', 'T'], tt), mask: sh(['T', 'T'], r.mask.shape), a: sh(['B', 'T', 'T'], [r.weights.shape[0], r.weights.shape[2], r.weights.shape[3]]),
-          y: sh(['B', 'T', 'd'], r.out.shape) });
+        if (r.unscaled) paintSteps(r, tt);
       },
       pytorch(s) {
         // the weights as the editors show them: in nn.Linear's layout the core transposes them

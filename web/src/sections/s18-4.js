@@ -42,6 +42,49 @@ const SAMPLES = 2000;   // per d, in the variance Monte Carlo
 // Weight init std 1/sqrt(C) (an input, like the seed), so q and k components have variance about 1.
 const WSTD = { 4: 0.5, 8: 0.35355339059327373, 16: 0.25, 32: 0.1767766952966369 };
 
+// x and the weights, drawn by the core from the seed
+const inputsOf = (s, core) => {
+  const std = WSTD[s.C];
+  return { x: core.randn([1, s.T, s.C], s.seed), wq: core.randn([s.C, s.C], s.seed + 1, std), wk: core.randn([s.C, s.C], s.seed + 2, std),
+    wv: core.randn([s.C, s.C], s.seed + 3, std), heads: s.heads, causal: s.causal };
+};
+
+/** compute(state, core) of 18.4: each part recomputed only when what it depends on changes. */
+function computer() {
+  const attentionRuns = memo((s, core) => {
+    const { x, ...w } = inputsOf(s, core);
+    return { inputs: { x, wq: w.wq, wk: w.wk, wv: w.wv }, runs: SCALES.map((scale) => {
+      const r = core.multiHeadAttention(x, { ...w, scale });
+      return { weights: r.weights, stats: core.attentionStats(r.weights) };
+    }) };
+  });
+  const variance = memo((seed, core) => core.dotProductVariance(DIMS, { samples: SAMPLES, seed }));
+  const sharpening = memo((s, core) => {
+    const L = tensor(s.logits);
+    return { one: core.softmaxSharpening(L, 1), k: core.softmaxSharpening(L, s.factor) };
+  });
+  return (s, core) => {
+    const { runs, inputs } = attentionRuns([s.T, s.C, s.heads, s.causal, s.seed], s, core);
+    // what dividing by √C did to the shown head, from the core: the same weights (one head), or
+    // a larger total entropy over its rows (flatter) or a smaller one (sharper)
+    const entropy = runs.map((run) => core.sum(run.stats.entropy, { dim: -1 }).data[s.head]);   // (B, H) -> this head
+    const scaleEffect = core.maxAbsDiff(runs[0].weights, runs[1].weights) === 0 ? 'same' : entropy[1] > entropy[0] ? 'flatter' : 'sharper';
+    return { runs, inputs, scaleEffect, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
+  };
+}
+
+/** 18.4's PyTorch program, with the variance Monte Carlo's draws as a file. */
+function pytorch(ctx, s, r) {
+  const file = `attention-lab-18.4-draws-seed${s.seed}.f64`;
+  return { code: PROGRAMS['18.4'](s, { inputs: r.inputs, samples: SAMPLES, dims: DIMS, file }, ctx.lang),
+    // the variance Monte Carlo's draws: the core's normal stream for the seed, in the order
+    // dotProductVariance reads it (2 · SAMPLES · ΣDIMS numbers), asked of the core on download
+    files: [{ name: file, bytes: () => {
+      const d = ctx.core.randn([2 * SAMPLES * DIMS.reduce((a, b) => a + b, 0)], s.seed).data;
+      return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+    } }] };
+}
+
 export default {
   strings,
   state: [
@@ -77,12 +120,6 @@ export default {
     const factor = ctx.slider('factor', { step: 0.5, format: (v) => `× ${v}` });
     const bars = barChart({ t, name: 'bars', label: t('sharp') });
     const sharp = readout({ name: 'sharp' });
-    // x and the weights, drawn by the core from the seed
-    const inputsOf = (s, core) => {
-      const std = WSTD[s.C];
-      return { x: core.randn([1, s.T, s.C], s.seed), wq: core.randn([s.C, s.C], s.seed + 1, std), wk: core.randn([s.C, s.C], s.seed + 2, std),
-        wv: core.randn([s.C, s.C], s.seed + 3, std), heads: s.heads, causal: s.causal };
-    };
     // every weight explains itself (its scores are not shown, the panel gives them)
     const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'multiHeadAttention', sources: {},
       targets: SCALES.map((scale, i) => ({ widget: maps[i], quantity: 'weights', at: (r, c) => [0, ctx.state.head, r, c],
@@ -92,68 +129,51 @@ export default {
       h('div.row.three', { 'data-compare': 'scales' }, maps.map((m) => m.el), h('div.stack', {}, showScales, predictScale.el)), prov.el,
       chart.el,
       h('div.row', {}, h('div.stack', {}, logits.el, factor.el, sharp.el), bars.el));
-    // each part is recomputed only when what it depends on changes
-    const attentionRuns = memo((s, core) => {
-      const { x, ...w } = inputsOf(s, core);
-      return { inputs: { x, wq: w.wq, wk: w.wk, wv: w.wv }, runs: SCALES.map((scale) => {
-        const r = core.multiHeadAttention(x, { ...w, scale });
-        return { weights: r.weights, stats: core.attentionStats(r.weights) };
-      }) };
-    });
-    const variance = memo((seed, core) => core.dotProductVariance(DIMS, { samples: SAMPLES, seed }));
+    // repaint only what changed: the memoized parts come back as the same objects
     const painted = {};
-    const sharpening = memo((s, core) => {
-      const L = tensor(s.logits);
-      return { one: core.softmaxSharpening(L, 1), k: core.softmaxSharpening(L, s.factor) };
-    });
+    const changed = (key, value) => { if (painted[key] === value) return false; painted[key] = value; return true; };
+
+    function paintMaps(r, s) {
+      r.runs.forEach((run, i) => {
+        const ent = matrixAt(run.stats.entropy, 0)[s.head], mx = matrixAt(run.stats.maxWeight, 0)[s.head];
+        maps[i].set(matrixAt(run.weights, 0, s.head), {
+          shape: [1, s.heads, s.T, s.T],
+          rowMarks: Object.fromEntries(ent.map((e, j) => [j, `${fmt(e, 2)} / ${fmt(mx[j], 2)}`])), rowMarksLabel: t('stats'),
+          rowMarkValues: ent.map((e, j) => [e, mx[j]]),
+        });
+      });
+    }
+
+    function paintVariance({ variance: v }) {
+      chart.set({ xLabel: t('d'), yLabel: t('variance'), xLog: true, yLog: true, tableLabel: t('table'),
+        series: [{ name: t('unscaled'), points: v.dims.map((d, i) => [d, v.unscaled[i]]) },
+          { name: t('scaled'), points: v.dims.map((d, i) => [d, v.scaled[i]]) }] });
+    }
+
+    function paintSharpening(r, s) {
+      bars.set({ labels: s.logits.map((_, i) => String(i)), yLabel: 'p', tableLabel: t('table'),
+        series: [{ name: t('times1'), values: values(r.one.weights) }, { name: t('timesK', { k: s.factor }), values: values(r.k.weights) }] });
+      sharp.set([
+        [`${t('maxW')} ${t('times1')} → ${t('timesK', { k: s.factor })}`, `${fmt(r.one.maxWeight, 4)} → ${fmt(r.k.maxWeight, 4)}`, null, [r.one.maxWeight, r.k.maxWeight]],
+        [`${t('entropy')}`, `${fmt(r.one.entropy, 4)} → ${fmt(r.k.entropy, 4)}`, null, [r.one.entropy, r.k.entropy]],
+        [t('jac'), `${fmt(r.one.jacobianNorm, 4)} → ${fmt(r.k.jacobianNorm, 4)}`, 'jacobian', [r.one.jacobianNorm, r.k.jacobianNorm]],
+      ]);
+    }
+
     return {
-      compute(s, core) {
-        const { runs, inputs } = attentionRuns([s.T, s.C, s.heads, s.causal, s.seed], s, core);
-        // what dividing by √C did to the shown head, from the core: the same weights (one head), or
-        // a larger total entropy over its rows (flatter) or a smaller one (sharper)
-        const entropy = runs.map((run) => core.sum(run.stats.entropy, { dim: -1 }).data[s.head]);   // (B, H) -> this head
-        const scaleEffect = core.maxAbsDiff(runs[0].weights, runs[1].weights) === 0 ? 'same' : entropy[1] > entropy[0] ? 'flatter' : 'sharper';
-        return { runs, inputs, scaleEffect, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
-      },
+      compute: computer(),
       paint(r, s) {
         hsLine.textContent = t('hs', { C: s.C, heads: s.heads });
-        // repaint only what changed: the memoized parts come back as the same objects
-        const changed = (key, value) => { if (painted[key] === value) return false; painted[key] = value; return true; };
         const headChanged = changed('head', s.head), runsChanged = changed('runs', r.runs);
-        if (headChanged || runsChanged) r.runs.forEach((run, i) => {
-          const ent = matrixAt(run.stats.entropy, 0)[s.head], mx = matrixAt(run.stats.maxWeight, 0)[s.head];
-          maps[i].set(matrixAt(run.weights, 0, s.head), {
-            shape: [1, s.heads, s.T, s.T],
-            rowMarks: Object.fromEntries(ent.map((e, j) => [j, `${fmt(e, 2)} / ${fmt(mx[j], 2)}`])), rowMarksLabel: t('stats'),
-            rowMarkValues: ent.map((e, j) => [e, mx[j]]),
-          });
-        });
+        if (headChanged || runsChanged) paintMaps(r, s);
         maps[1].el.hidden = maps[2].el.hidden = !revealed;
         prov.update(s);
         showScales.hidden = revealed || predictScale.open;
         if (predictScale.waiting) predictScale.settle(r.scaleEffect);
-        if (changed('variance', r.variance)) chart.set({ xLabel: t('d'), yLabel: t('variance'), xLog: true, yLog: true, tableLabel: t('table'),
-          series: [{ name: t('unscaled'), points: r.variance.dims.map((d, i) => [d, r.variance.unscaled[i]]) },
-            { name: t('scaled'), points: r.variance.dims.map((d, i) => [d, r.variance.scaled[i]]) }] });
-        if (!changed('sharp', r.one)) return;
-        bars.set({ labels: s.logits.map((_, i) => String(i)), yLabel: 'p', tableLabel: t('table'),
-          series: [{ name: t('times1'), values: values(r.one.weights) }, { name: t('timesK', { k: s.factor }), values: values(r.k.weights) }] });
-        sharp.set([
-          [`${t('maxW')} ${t('times1')} → ${t('timesK', { k: s.factor })}`, `${fmt(r.one.maxWeight, 4)} → ${fmt(r.k.maxWeight, 4)}`, null, [r.one.maxWeight, r.k.maxWeight]],
-          [`${t('entropy')}`, `${fmt(r.one.entropy, 4)} → ${fmt(r.k.entropy, 4)}`, null, [r.one.entropy, r.k.entropy]],
-          [t('jac'), `${fmt(r.one.jacobianNorm, 4)} → ${fmt(r.k.jacobianNorm, 4)}`, 'jacobian', [r.one.jacobianNorm, r.k.jacobianNorm]],
-        ]);
+        if (changed('variance', r.variance)) paintVariance(r);
+        if (changed('sharp', r.one)) paintSharpening(r, s);
       },
-      pytorch(s, r) {
-        const file = `attention-lab-18.4-draws-seed${s.seed}.f64`;
-        return { code: PROGRAMS['18.4'](s, { inputs: r.inputs, samples: SAMPLES, dims: DIMS, file }, ctx.lang),
-          // the variance Monte Carlo's draws: the core's normal stream for the seed, in the order
-          // dotProductVariance reads it (2 · SAMPLES · ΣDIMS numbers), asked of the core on download
-          files: [{ name: file, bytes: () => {
-            const d = ctx.core.randn([2 * SAMPLES * DIMS.reduce((a, b) => a + b, 0)], s.seed).data;
-            return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
-          } }] };
-      },
+      pytorch: (s, r) => pytorch(ctx, s, r),
     };
   },
 };

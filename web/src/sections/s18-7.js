@@ -50,6 +50,75 @@ const strings = {
 
 const SAMPLES = 2000;   // dropout samples behind the mean row sums
 
+// the attention that gradcheck, the reference and dropout look at, and the probe's model, drawn by the core
+const qkvOf = (s, core) => ({ q: core.randn([1, s.T, 2], s.seed + 10), k: core.randn([1, s.T, 2], s.seed + 11), v: core.randn([1, s.T, 2], s.seed + 12) });
+const probeOf = (s, core) => ({ x: core.randn([1, s.T, 4], s.seed), wq: core.randn([4, 4], s.seed + 1, 0.5), wk: core.randn([4, 4], s.seed + 2, 0.5),
+  wv: core.randn([4, 4], s.seed + 3, 0.5), heads: 2 });
+
+/** The gradients gradcheck compares, and what they are made of. */
+function gradientMaps(t) {
+  const small = (name, names, extra = {}) => heatmap({ t, name, label: t(`${name}Label`), names, ...extra });
+  return { q: small('q', ['B', 'T', 'd']), k: small('k', ['B', 'T', 'd']), v: small('v', ['B', 'T', 'd']), G: small('g', ['B', 'T', 'd']),
+    weights: small('a', ['B', 'T', 'T'], { weights: true, axes: 'self' }),
+    dq: small('dq', ['B', 'T', 'd']), dk: small('dk', ['B', 'T', 'd']), dv: small('dv', ['B', 'T', 'd']) };
+}
+
+/** Every number explains itself: the gradients by gradcheck's backward kernel, the weights, the probe and dropout by theirs, the draws by their seed. */
+function explainer(ctx, gm, probe, drop) {
+  const { core } = ctx;
+  return provenance({ lang: ctx.lang, core, fn: 'gradcheck', inputs: (s) => ({ ...qkvOf(s, core), causal: s.causal, seed: s.seed }), sources: gm,
+    targets: [
+      ...['dq', 'dk', 'dv'].map((quantity) => ({ widget: gm[quantity], quantity, at: (i, j) => [0, i, j] })),
+      // the weights: the core's softmax of the scores (S itself is not drawn here); the inputs: seeded draws
+      { widget: gm.weights, quantity: 'weights', at: (i, j) => [0, i, j], fn: 'sdpa', inputs: (s) => ({ ...qkvOf(s, core), causal: s.causal }) },
+      ...[['q', 'Q', 10], ['k', 'K', 11], ['v', 'V', 12], ['G', 'G', 0]].map(([key, sym, offset]) => ({ widget: gm[key], quantity: 'draw',
+        note: (i, j, s) => [`${sym}[${i},${j}]`, 'provDraw', { seed: s.seed + offset }, true] })),
+      { widget: probe, quantity: 'change', at: (i, j) => [0, i, j], fn: 'futureProbe', inputs: (s) => ({ ...probeOf(s, core), causal: s.causal, t: s.t, seed: s.seed }) },
+      { widget: drop, quantity: 'out', at: (i, j) => [0, i, j], fn: 'dropout',
+        inputs: (s) => { const { q, k, v } = qkvOf(s, core); return { x: core.sdpa(q, k, v, { causal: s.causal }).weights, p: s.p, training: s.training, seed: s.seed }; } },
+    ] });
+}
+
+/** The chapter's figures beside this page's: a table (rows filled by paint) and its note. */
+function chapterTable(t) {
+  const rows = h('tbody');
+  const el = h('figure.chapter-compare', { 'data-name': 'chapter' }, h('figcaption', {}, h('span.tensor-label', {}, t('chapterTitle'))),
+    h('div.scroll', {}, h('table.compare', {}, h('thead', {}, h('tr', {}, ['check', 'ours', 'theirs'].map((k) => h('th', { scope: 'col' }, t(k))))), rows)));
+  return { rows, el, note: h('p.note.chapter-note') };
+}
+
+function compute(s, core) {
+  const { q, k, v } = qkvOf(s, core);
+  const fast = core.sdpa(q, k, v, { causal: s.causal });
+  const plain = core.sdpaReference(q, k, v, { causal: s.causal });
+  // the probe with and without the mask: the toggle picks the one drawn; both go beside the chapter's figures
+  const { x, ...w } = probeOf(s, core);
+  const probeWith = (causal) => core.futureProbe(x, { ...w, causal, t: s.t, seed: s.seed });
+  // gradcheck's analytic gradients: L = sum(out * G), G = randn(out's shape, seed) as gradcheck draws it
+  const G = core.randn(fast.out.shape, s.seed);
+  const grads = core.sdpaBackward(q, k, v, G, { causal: s.causal });
+  const masked = probeWith(true), unmasked = probeWith(false);
+  const dropped = core.dropout(fast.weights, { p: s.p, training: s.training, seed: s.seed });
+  return {
+    refErr: core.maxAbsDiff(fast.out, plain.out),
+    gc: core.gradcheck('sdpa', { q, k, v, causal: s.causal, seed: s.seed }),
+    probe: s.causal ? masked : unmasked, masked, unmasked, dropped, dropSums: core.sum(dropped, { dim: -1 }),
+    mean: core.dropoutStats(fast.weights, { p: s.p, samples: SAMPLES, seed: s.seed, training: s.training }).meanRowSums,
+    inputs: { q, k, v, x, ...w }, out: fast.out, weights: fast.weights, G, grads,
+  };
+}
+
+/** 18.7's PyTorch program; the numbers the core drew inside its checks are asked of the core with the same seeds. */
+function pytorch(ctx, s, r) {
+  // the probe's new future is randn((B, T - t - 1, C), seed); gradcheck's G is randn(out's shape,
+  // seed); the dropout mask is dropout() of ones, 0 or 1/(1-p) as torch's dropout scales it
+  const { core } = ctx, { x } = r.inputs;
+  const noise = s.training && s.p > 0
+    ? core.dropout({ shape: r.weights.shape, data: new Float64Array(r.weights.data.length).fill(1) }, { p: s.p, training: true, seed: s.seed }) : null;
+  return PROGRAMS['18.7'](s, { ...r.inputs, G: r.G, future: core.randn([1, s.T - s.t - 1, x.shape[2]], s.seed),
+    noise, samples: SAMPLES }, ctx.lang);
+}
+
 export default {
   strings,
   state: [
@@ -62,10 +131,6 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    // the attention that gradcheck, the reference and dropout look at, and the probe's model, drawn by the core
-    const qkvOf = (s, core) => ({ q: core.randn([1, s.T, 2], s.seed + 10), k: core.randn([1, s.T, 2], s.seed + 11), v: core.randn([1, s.T, 2], s.seed + 12) });
-    const probeOf = (s, core) => ({ x: core.randn([1, s.T, 4], s.seed), wq: core.randn([4, 4], s.seed + 1, 0.5), wk: core.randn([4, 4], s.seed + 2, 0.5),
-      wv: core.randn([4, 4], s.seed + 3, 0.5), heads: 2 });
     const T = ctx.integer('T');
     const tt = ctx.integer('t');
     const predictCausal = prediction({ lang: ctx.lang, name: 'predict-causal', question: t('predictCausal'),
@@ -79,90 +144,57 @@ export default {
     const probe = heatmap({ t, name: 'probe', label: t('probe'), names: ['B', 'T', 'C'], digits: 3 });
     const probeOut = readout({ className: 'probe', name: 'probe' });
     const drop = heatmap({ t, name: 'drop', label: t('dropTrainLabel'), names: ['B', 'T', 'T'], axes: 'self' });
-    // the gradients gradcheck compares, and what they are made of
-    const small = (name, names, extra = {}) => heatmap({ t, name, label: t(`${name}Label`), names, ...extra });
-    const gm = { q: small('q', ['B', 'T', 'd']), k: small('k', ['B', 'T', 'd']), v: small('v', ['B', 'T', 'd']), G: small('g', ['B', 'T', 'd']),
-      weights: small('a', ['B', 'T', 'T'], { weights: true, axes: 'self' }),
-      dq: small('dq', ['B', 'T', 'd']), dk: small('dk', ['B', 'T', 'd']), dv: small('dv', ['B', 'T', 'd']) };
-    const gradInputs = (s) => ({ ...qkvOf(s, ctx.core), causal: s.causal, seed: s.seed });
-    const prov = provenance({ lang: ctx.lang, core: ctx.core, fn: 'gradcheck', inputs: gradInputs, sources: gm,
-      targets: [
-        ...['dq', 'dk', 'dv'].map((quantity) => ({ widget: gm[quantity], quantity, at: (i, j) => [0, i, j] })),
-        // the weights: the core's softmax of the scores (S itself is not drawn here); the inputs: seeded draws
-        { widget: gm.weights, quantity: 'weights', at: (i, j) => [0, i, j], fn: 'sdpa', inputs: (s) => ({ ...qkvOf(s, ctx.core), causal: s.causal }) },
-        ...[['q', 'Q', 10], ['k', 'K', 11], ['v', 'V', 12], ['G', 'G', 0]].map(([key, sym, offset]) => ({ widget: gm[key], quantity: 'draw',
-          note: (i, j, s) => [`${sym}[${i},${j}]`, 'provDraw', { seed: s.seed + offset }, true] })),
-        { widget: probe, quantity: 'change', at: (i, j) => [0, i, j], fn: 'futureProbe', inputs: (s) => ({ ...probeOf(s, ctx.core), causal: s.causal, t: s.t, seed: s.seed }) },
-        { widget: drop, quantity: 'out', at: (i, j) => [0, i, j], fn: 'dropout',
-          inputs: (s) => { const { q, k, v } = qkvOf(s, ctx.core); return { x: ctx.core.sdpa(q, k, v, { causal: s.causal }).weights, p: s.p, training: s.training, seed: s.seed }; } },
-      ] });
-    const chapterRows = h('tbody');
-    const chapter = h('figure.chapter-compare', { 'data-name': 'chapter' }, h('figcaption', {}, h('span.tensor-label', {}, t('chapterTitle'))),
-      h('div.scroll', {}, h('table.compare', {}, h('thead', {}, h('tr', {}, ['check', 'ours', 'theirs'].map((k) => h('th', { scope: 'col' }, t(k))))), chapterRows)));
-    const chapterNote = h('p.note.chapter-note');
+    const gm = gradientMaps(t);
+    const prov = explainer(ctx, gm, probe, drop);
+    const chapter = chapterTable(t);
     const dropNote = h('p.note.drop-note');
     ctx.lab.append(h('div.controls', {}, T.el, tt.el, causal.el, seed.el), predictCausal.el,
       h('div.row', {}, h('div.stack', {}, h('h3', {}, t('ref')), ref.el), h('div.stack', {}, h('h3', {}, t('gc')), gc.el)),
       h('h3', {}, t('gradTitle')), h('p.note', {}, t('gradNote')),
       h('div.row', {}, gm.q.el, gm.k.el, gm.v.el, gm.G.el), h('div.row', {}, gm.weights.el, gm.dq.el, gm.dk.el, gm.dv.el), prov.el,
-      probe.el, probeOut.el, chapter, chapterNote,
+      probe.el, probeOut.el, chapter.el, chapter.note,
       h('div.controls', {}, p.el, training.el), drop.el, dropNote);
+
+    function paintChecks(r, s) {
+      ref.set([[t('refErr'), fmtErr(r.refErr), 'diff', r.refErr]]);
+      gc.set([['', r.gc.passed ? t('pass') : t('fail'), r.gc.passed ? 'good' : 'bad'],
+        ...Object.entries(r.gc.inputs).map(([name, i]) => [t('maxErr', { name: name.toUpperCase() }), fmtErr(i.maxAbsError), null, i.maxAbsError])]);   // q -> Q, as the lesson writes it
+      const prefixRows = new Set(Array.from({ length: s.t + 1 }, (_, i) => i));
+      probe.set(matrixAt(r.probe.change, 0), { shape: r.probe.change.shape, highlightRows: prefixRows });
+      const exact = r.probe.maxPrefixChange === 0;
+      probeOut.set([[t('prefix'), fmtErr(r.probe.maxPrefixChange), 'prefix', r.probe.maxPrefixChange], [t('future'), fmtErr(r.probe.maxFutureChange), null, r.probe.maxFutureChange],
+        ['', t(exact ? 'exact' : 'leak'), exact ? 'good' : 'bad']]);
+      if (predictCausal.waiting) predictCausal.settle(exact ? 'unchanged' : 'moves');
+    }
+
+    // the chapter's figures (its section 18.7): 2.22e-16 against PyTorch's SDPA, 0 with the mask, 5.480078 without
+    function paintChapter(r, s) {
+      chapter.rows.replaceChildren(...[['refRow', r.refErr, fmtErr(2.22e-16)], ['maskedRow', r.masked.maxPrefixChange, '0'],
+        ['unmaskedRow', r.unmasked.maxPrefixChange, '5.480078']].map(([k, ours, theirs]) =>
+        h('tr', { 'data-row': k }, h('th', { scope: 'row' }, t(k)), h('td.ours', { 'data-value': String(ours) }, fmtErr(ours)), h('td.theirs', {}, theirs))));
+      chapter.note.textContent = t('chapterNote', { seed: s.seed });
+    }
+
+    function paintDropout(r, s) {
+      const sums = values(r.dropSums), means = values(r.mean);
+      drop.set(matrixAt(r.dropped, 0), { shape: r.dropped.shape, signed: false, label: t(s.training ? 'dropTrainLabel' : 'dropEvalLabel'),
+        rowMarks: Object.fromEntries(sums.map((v, i) => [i, `${fmt(v, 3)} · ${fmt(means[i], 3)}`])), rowMarksLabel: t(s.training ? 'sumsTrain' : 'sumsEval'),
+        rowMarkValues: sums.map((v, i) => [v, means[i]]) });
+      dropNote.textContent = t(!s.training ? 'dropEval' : s.p === 0 ? 'dropZero' : 'dropTrain');
+    }
+
     return {
-      compute(s, core) {
-        const { q, k, v } = qkvOf(s, core);
-        const fast = core.sdpa(q, k, v, { causal: s.causal });
-        const plain = core.sdpaReference(q, k, v, { causal: s.causal });
-        // the probe with and without the mask: the toggle picks the one drawn; both go beside the chapter's figures
-        const { x, ...w } = probeOf(s, core);
-        const probeWith = (causal) => core.futureProbe(x, { ...w, causal, t: s.t, seed: s.seed });
-        // gradcheck's analytic gradients: L = sum(out * G), G = randn(out's shape, seed) as gradcheck draws it
-        const G = core.randn(fast.out.shape, s.seed);
-        const grads = core.sdpaBackward(q, k, v, G, { causal: s.causal });
-        const masked = probeWith(true), unmasked = probeWith(false);
-        const dropped = core.dropout(fast.weights, { p: s.p, training: s.training, seed: s.seed });
-        return {
-          refErr: core.maxAbsDiff(fast.out, plain.out),
-          gc: core.gradcheck('sdpa', { q, k, v, causal: s.causal, seed: s.seed }),
-          probe: s.causal ? masked : unmasked, masked, unmasked, dropped, dropSums: core.sum(dropped, { dim: -1 }),
-          mean: core.dropoutStats(fast.weights, { p: s.p, samples: SAMPLES, seed: s.seed, training: s.training }).meanRowSums,
-          inputs: { q, k, v, x, ...w }, out: fast.out, weights: fast.weights, G, grads,
-        };
-      },
+      compute,
       paint(r, s) {
-        ref.set([[t('refErr'), fmtErr(r.refErr), 'diff', r.refErr]]);
-        gc.set([['', r.gc.passed ? t('pass') : t('fail'), r.gc.passed ? 'good' : 'bad'],
-          ...Object.entries(r.gc.inputs).map(([name, i]) => [t('maxErr', { name: name.toUpperCase() }), fmtErr(i.maxAbsError), null, i.maxAbsError])]);   // q -> Q, as the lesson writes it
-        const prefixRows = new Set(Array.from({ length: s.t + 1 }, (_, i) => i));
-        probe.set(matrixAt(r.probe.change, 0), { shape: r.probe.change.shape, highlightRows: prefixRows });
-        const exact = r.probe.maxPrefixChange === 0;
-        probeOut.set([[t('prefix'), fmtErr(r.probe.maxPrefixChange), 'prefix', r.probe.maxPrefixChange], [t('future'), fmtErr(r.probe.maxFutureChange), null, r.probe.maxFutureChange],
-          ['', t(exact ? 'exact' : 'leak'), exact ? 'good' : 'bad']]);
-        if (predictCausal.waiting) predictCausal.settle(exact ? 'unchanged' : 'moves');
-        // the chapter's figures (its section 18.7): 2.22e-16 against PyTorch's SDPA, 0 with the mask, 5.480078 without
-        chapterRows.replaceChildren(...[['refRow', r.refErr, fmtErr(2.22e-16)], ['maskedRow', r.masked.maxPrefixChange, '0'],
-          ['unmaskedRow', r.unmasked.maxPrefixChange, '5.480078']].map(([k, ours, theirs]) =>
-          h('tr', { 'data-row': k }, h('th', { scope: 'row' }, t(k)), h('td.ours', { 'data-value': String(ours) }, fmtErr(ours)), h('td.theirs', {}, theirs))));
-        chapterNote.textContent = t('chapterNote', { seed: s.seed });
-        const sums = values(r.dropSums), means = values(r.mean);
-        drop.set(matrixAt(r.dropped, 0), { shape: r.dropped.shape, signed: false, label: t(s.training ? 'dropTrainLabel' : 'dropEvalLabel'),
-          rowMarks: Object.fromEntries(sums.map((v, i) => [i, `${fmt(v, 3)} · ${fmt(means[i], 3)}`])), rowMarksLabel: t(s.training ? 'sumsTrain' : 'sumsEval'),
-          rowMarkValues: sums.map((v, i) => [v, means[i]]) });
-        dropNote.textContent = t(!s.training ? 'dropEval' : s.p === 0 ? 'dropZero' : 'dropTrain');
+        paintChecks(r, s);
+        paintChapter(r, s);
+        paintDropout(r, s);
         const { q, k, v } = r.inputs;
         for (const [key, m] of [['q', q], ['k', k], ['v', v], ['G', r.G], ['weights', r.weights], ['dq', r.grads.dq], ['dk', r.grads.dk], ['dv', r.grads.dv]])
           gm[key].set(matrixAt(m, 0), { shape: m.shape });
         prov.update(s);
       },
-      pytorch(s, r) {
-        // the numbers the core drew inside its checks, asked of the core with the same seeds: the
-        // probe's new future is randn((B, T - t - 1, C), seed); gradcheck's G is randn(out's shape,
-        // seed); the dropout mask is dropout() of ones, 0 or 1/(1-p) as torch's dropout scales it
-        const { core } = ctx, { x } = r.inputs;
-        const noise = s.training && s.p > 0
-          ? core.dropout({ shape: r.weights.shape, data: new Float64Array(r.weights.data.length).fill(1) }, { p: s.p, training: true, seed: s.seed }) : null;
-        return PROGRAMS['18.7'](s, { ...r.inputs, G: r.G, future: core.randn([1, s.T - s.t - 1, x.shape[2]], s.seed),
-          noise, samples: SAMPLES }, ctx.lang);
-      },
+      pytorch: (s, r) => pytorch(ctx, s, r),
     };
   },
 };
