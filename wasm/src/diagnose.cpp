@@ -8,7 +8,9 @@
 #include "attn/diagnose.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
@@ -309,10 +311,13 @@ std::pair<MatchLevel, double> compare(const Tensor& s, const Tensor& res, const 
         if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) return {MatchLevel::None, std::nan("")};
         worst = std::max(worst, d);
         const double scale = 1.0 + std::abs(b);
-        if (d <= 1e-10 * scale) continue;
-        if (d <= 2e-5 * scale) { if (level == MatchLevel::Float64) level = MatchLevel::Float32; continue; }
-        if (d <= res.flat(i) * (1 + 1e-9) + 2e-5 * scale) { level = MatchLevel::Printed; continue; }
-        level = MatchLevel::None;
+        // the loosest level any cell needs: float64, then float32, then the printed precision
+        const MatchLevel cell = d <= 1e-10 * scale                               ? MatchLevel::Float64
+                                : d <= 2e-5 * scale                              ? MatchLevel::Float32
+                                : d <= res.flat(i) * (1 + 1e-9) + 2e-5 * scale ? MatchLevel::Printed
+                                                                                 : MatchLevel::None;
+        if (cell == MatchLevel::None || level == MatchLevel::None) level = MatchLevel::None;
+        else if (int(cell) > int(level)) level = cell;
     }
     return {level, worst};
 }
@@ -401,6 +406,76 @@ Diagnosis diagnose(const std::string& check, const DiagnoseInputs& in, const Ten
     else if (!d.mistakes.empty()) d.verdict = "mistake";
     else d.verdict = "unknown";
     return d;
+}
+
+// ---- options ---------------------------------------------------------------------------------
+namespace {
+constexpr OptionSpec kX{"x", OptionKind::tensor, "causalAverage: (T, C) or (B, T, C); attention, positions: (B, T, C)"};
+constexpr OptionSpec kWq{"wq", OptionKind::tensor, "attention, positions: the query projection (C, D), math layout"};
+constexpr OptionSpec kWk{"wk", OptionKind::tensor, "attention, positions: the key projection (C, D), math layout"};
+constexpr OptionSpec kWv{"wv", OptionKind::tensor, "attention, positions: the value projection (C, D), math layout"};
+constexpr OptionSpec kHeads{"heads", OptionKind::integer, "attention, positions: the number of heads (default 1)"};
+constexpr OptionSpec kCausal{"causal", OptionKind::boolean, "attention, positions, sdpaBackward: the causal mask (default true)"};
+constexpr OptionSpec kMemory{"memory", OptionKind::tensor, "attention: the encoder's output (B, Tin, C) for cross-attention"};
+constexpr OptionSpec kScores{"scores", OptionKind::tensor, "softmax: the scores (..., T, T), causally masked"};
+constexpr OptionSpec kPos{"pos", OptionKind::tensor, "positions: the position table (T, C) added to x"};
+constexpr OptionSpec kQ{"q", OptionKind::tensor, "sdpaBackward: the queries (..., T, d)"};
+constexpr OptionSpec kK{"k", OptionKind::tensor, "sdpaBackward: the keys (..., T, d)"};
+constexpr OptionSpec kV{"v", OptionKind::tensor, "sdpaBackward: the values (..., T, dv)"};
+constexpr OptionSpec kGradOut{"gradOut", OptionKind::tensor, "sdpaBackward: the gradient of the loss by the output"};
+constexpr const char* kQuantities[] = {"out", "weights", "scores"};
+constexpr OptionSpec kQuantity{"quantity", OptionKind::choice, "attention: what the student gave: 'out' (the default), 'weights' or 'scores'",
+                               kQuantities};
+constexpr const char* kGradients[] = {"dq", "dk", "dv"};
+constexpr OptionSpec kGradient{"gradient", OptionKind::choice, "sdpaBackward: which gradient the student gave: 'dq' (the default), 'dk' or 'dv'",
+                               kGradients};
+constexpr OptionSpec kResolution{"resolution", OptionKind::tensor,
+                                 "half a unit of the last printed digit of each of the student's values (parse-tensor.js); left out: exact"};
+}  // namespace
+
+const OptionSet& diagnose_option_set() {
+    static const OptionSet set{&kX, &kWq, &kWk, &kWv, &kHeads, &kCausal, &kMemory, &kScores, &kPos, &kQ, &kK, &kV, &kGradOut, &kQuantity, &kGradient, &kResolution};
+    return set;
+}
+
+Diagnosis diagnose(const std::string& check, const Tensor& student, const Options& opts) {
+    Tensor resolution = xt::zeros<double>({std::size_t(0)});
+    const DiagnoseInputs in = detail::read_options(opts, kFn, diagnose_option_set(), [&](detail::OptionReader& r) {
+        DiagnoseInputs d;
+        auto take = [&r](const OptionSpec& o, Tensor& into) {
+            const Tensor* t = r.tensor(o);
+            if (t) into = *t;
+            return t != nullptr;
+        };
+        take(kX, d.x);
+        take(kWq, d.wq);
+        take(kWk, d.wk);
+        take(kWv, d.wv);
+        d.heads = r.index(kHeads, 1, 1, 1 << 20);
+        d.causal = r.boolean(kCausal, true);
+        d.has_memory = take(kMemory, d.memory);
+        take(kScores, d.scores);
+        take(kPos, d.pos);
+        take(kQ, d.q);
+        take(kK, d.k);
+        take(kV, d.v);
+        take(kGradOut, d.grad_out);
+        d.quantity = r.choice(kQuantity, "");
+        const std::string gradient = r.choice(kGradient, "");
+        if (check == "sdpaBackward") d.quantity = gradient;
+        take(kResolution, resolution);
+        return d;
+    });
+    // what each check needs, named when it is missing
+    const std::map<std::string, std::vector<const OptionSpec*>> needs = {
+        {"causalAverage", {&kX}}, {"softmax", {&kScores}}, {"attention", {&kX, &kWq, &kWk, &kWv}},
+        {"positions", {&kX, &kWq, &kWk, &kWv, &kPos}}, {"sdpaBackward", {&kQ, &kK, &kV, &kGradOut}}};
+    const auto it = needs.find(check);
+    if (it != needs.end())
+        for (const OptionSpec* o : it->second)
+            if (!opts.count(o->name))
+                throw Error(ErrorCode::missing, {{"fn", kFn}, {"arg", std::string("opts.") + o->name}, {"expectedType", "tensor"}, {"layout", ""}});
+    return diagnose(check, in, student, resolution);
 }
 
 }  // namespace attn
