@@ -10,7 +10,8 @@
 //   paint(result, state)   draw the result (DOM only, no math)
 //   errors                 optional: which state key's widget owns a core error, by the error's argument
 //                          (params.arg or params.other, e.g. 'opts.wk') or by its code: {'opts.wk': 'wk',
-//                          overflow: ['x', 'wq']}; of several, the one the student changed last
+//                          overflow: ['x', 'wq']}; of several, the one the student changed last (a widget
+//                          that is not a state key's owns errors through ctx.own(key, widget))
 //   destroy()              optional: release what the view holds (a worker) when the section is removed
 //   pytorch(state, result) optional: the PyTorch program of what is on screen (pytorch-programs.js), for
 //                          the "Show as PyTorch" panel (widgets/pytorch-panel.js); called only while it is open
@@ -85,6 +86,9 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
       run();
     },
     get state() { return state; },
+    /** A widget not built from the schema ({el, invalid(text)}) that owns the core's errors the
+     * controller's `errors` assigns to `key`, as a schema widget owns its key's. */
+    own(key, widget) { widgets.set(key, widget); return widget; },
   };
   Object.assign(ctx, schemaWidgets(ctx, schema, (key, widget, show) => {
     shown.push(show);
