@@ -71,7 +71,7 @@ export const errorTables = {
       optionValue: '一个选项值', undefined: '未定义', null: '空值', bigint: '大整数', symbol: '符号', function: '函数',
       array: '数组', object: '对象', other: '其他类型的值',
     },
-    words: { or: ' 或 ', sep: '、', anyLayout: '形状不限', axisLast: '最后一维', axisSecondLast: '倒数第二维', axisN: '第 {n} 维', quote: '“{s}”' },
+    words: { or: ' 或 ', sep: '、', anyLayout: '形状不限', axisFirst: '第一维', axisLast: '最后一维', axisSecondLast: '倒数第二维', axisN: '第 {n} 维', quote: '“{s}”' },
   },
   en: {
     codes: {
@@ -133,7 +133,7 @@ export const errorTables = {
       optionValue: 'an option value', undefined: 'undefined', null: 'null', bigint: 'a BigInt', symbol: 'a symbol', function: 'a function',
       array: 'an array', object: 'an object', other: 'a value of another type',
     },
-    words: { or: ' or ', sep: ', ', anyLayout: 'any layout', axisLast: 'the last axis', axisSecondLast: 'the second-to-last axis', axisN: 'axis {n}', quote: '“{s}”' },
+    words: { or: ' or ', sep: ', ', anyLayout: 'any layout', axisFirst: 'the first axis', axisLast: 'the last axis', axisSecondLast: 'the second-to-last axis', axisN: 'axis {n}', quote: '“{s}”' },
   },
 };
 
@@ -145,7 +145,7 @@ function render(tb, name, v) {
   const { words } = tb;
   switch (name) {
     case 'arg': case 'other': return tb.args[v] ?? v.replace(/^opts\./, '');
-    case 'otherAxis': return v === -1 ? words.axisLast : v === -2 ? words.axisSecondLast : fill(words.axisN, () => number(v));
+    case 'otherAxis': return v === -1 ? words.axisLast : v === -2 ? words.axisSecondLast : v === 0 ? words.axisFirst : fill(words.axisN, () => number(v));
     case 'quantity': return tb.quantities[v] ?? tb.quantities.other;
     case 'expectedType': case 'gotType': return tb.types[v] ?? tb.types.other;
     case 'layout': return v ? v.split(' | ').join(words.or) : words.anyLayout;
