@@ -7,7 +7,8 @@
 //   AL1|<visited>|<exercises>
 //   visited     section ids joined by ","                               18.1,18.2,exercises
 //   exercises   entries joined by ";", each <id>:<status>[:<answers>]  ex-18.3-score:2:sqrt(2)/2
-//   status      0 not checked yet (a draft), 1 checked and not right, 2 solved (the last check was right)
+//   status      0 not checked yet (a draft), 1 checked and not right, 2 solved (the last check was right),
+//               3 solved at an earlier check and the last check (its answer the one kept) not right
 //   answers     one per answer box, joined by ","; a choice exercise has one: the chosen value
 // An answer keeps the characters [A-Za-z0-9 .()*+/^_-] as they are; any other character c (√, π,
 // −, a comma, ...) is written "~" + c's code point in base 36 on four digits (√ = U+221A -> ~6ey).
@@ -22,7 +23,9 @@ export const FORMAT = 1;
 export const MAX_ANSWER = 32;                       // code points per answer box (the box's maxlength)
 export const STORAGE_KEY = 'attention-lab.progress';
 export const LIMITS = { '1.2': 4096, 2004: 64000 };  // characters of cmi.suspend_data
-export const NOT_CHECKED = 0, WRONG = 1, SOLVED = 2;
+export const NOT_CHECKED = 0, WRONG = 1, SOLVED = 2, SOLVED_BEFORE = 3;
+/** Whether an exercise of this status counts as solved: once solved, a later wrong try does not undo it. */
+export const isSolved = (status) => status === SOLVED || status === SOLVED_BEFORE;
 
 const SAFE = /^[A-Za-z0-9 .()*+/^_-]$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -99,7 +102,7 @@ export function decode(cat, text) {
     else dropped++;
   }
   for (const entry of parts[1] ? parts[1].split(';') : []) {
-    const m = /^([\w.-]{1,64}):([012])(?::([^:]*))?$/.exec(entry);
+    const m = /^([\w.-]{1,64}):([0-3])(?::([^:]*))?$/.exec(entry);
     const ex = m && cat.exercises.find((e) => e.id === m[1]);
     const answer = m?.[3] === undefined ? Array(ex?.boxes ?? 0).fill('') : m[3].split(',').map(unescapeText);
     const fits = ex && !progress.exercises.has(ex.id) && answer.length === ex.boxes &&
@@ -127,7 +130,7 @@ export function summarize(cat, progress, sectionIds) {
   const exercises = cat.exercises.filter((e) => sectionIds.includes(e.section))
     .map((e) => ({ id: e.id, section: e.section, status: progress.exercises.get(e.id)?.status ?? NOT_CHECKED }));
   const sections = sectionIds.map((id) => ({ id, visited: progress.visited.has(id) }));
-  const solved = exercises.filter((e) => e.status === SOLVED).length;
+  const solved = exercises.filter((e) => isSolved(e.status)).length;
   const checked = exercises.filter((e) => e.status !== NOT_CHECKED).length;
   return {
     sections, exercises, solved, checked, total: exercises.length,
@@ -209,9 +212,14 @@ export function openProgress(cat, backend) {
       if (JSON.stringify(entry(id).answer) === JSON.stringify(answer)) return;
       update((p) => p.exercises.set(id, { ...entry(id), answer }));
     },
-    /** A check of these values: right or not. */
+    /** A check of these values: right or not (a solved exercise stays solved). Returns the new status. */
     checked(id, values, correct) {
-      update((p) => p.exercises.set(id, { status: correct ? SOLVED : WRONG, answer: values.map(clipAnswer) }));
+      let status;
+      update((p) => {
+        status = correct ? SOLVED : isSolved(p.exercises.get(id)?.status) ? SOLVED_BEFORE : WRONG;
+        p.exercises.set(id, { status, answer: values.map(clipAnswer) });
+      });
+      return status;
     },
     visit(id) {
       if (!progress.visited.has(id)) update((p) => p.visited.add(id));
