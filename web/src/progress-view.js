@@ -2,7 +2,7 @@
 // progress is kept, and a "forget my progress" button that asks first (in the page: a confirm()
 // dialog is blocked in sandboxed frames). And the visits: a section counts as visited once it
 // crosses the middle of the viewport. DOM only; the data is progress.js's.
-import { h } from './widgets/dom.js';
+import { h, keyboardScrollable } from './widgets/dom.js';
 import { makeT } from './i18n.js';
 import { SOLVED, SOLVED_BEFORE, WRONG } from './progress.js';
 import { anchorId } from './section.js';
@@ -81,7 +81,7 @@ export function progressView(store, { lang, sections }) {
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('section')), h('th', { scope: 'col' }, t('seen')), h('th', { scope: 'col' }, t('exercisesCol')))),
     body);
   const el = h('details.progress-view', { 'data-kept': store.kind }, summary,
-    h('div.progress-body', {}, h('div.scroll', {}, table), where, forget, confirm, said));
+    h('div.progress-body', {}, keyboardScrollable(h('div.scroll', {}, table)), where, forget, confirm, said));
   function paint() {
     const s = store.summary(ids);
     summary.replaceChildren(h('strong', {}, t('progress')), ' ', h('span.progress-count', {},
