@@ -21,6 +21,18 @@ import { LANGS } from './src/i18n.js';
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(katex.default ?? katex, {
   throwOnError: true,
 });
+// Punctuation right after inline math ("$x$，", "$d$.") stays on the math's line: the formula and
+// that one character go in a span that does not wrap (style.css .math-tail); otherwise a phone
+// can start a line with "，". (The lessons' inline formulas are short enough to keep one line.)
+const PUNCTUATION = /^[，。、；：！？）》」』,.;:!?)]/;
+const inlineMath = md.renderer.rules.math_inline;
+md.renderer.rules.math_inline = (tokens, idx, ...rest) => {
+  const html = inlineMath(tokens, idx, ...rest), next = tokens[idx + 1];
+  if (next?.type !== 'text' || !PUNCTUATION.test(next.content)) return html;
+  const [mark] = next.content;   // none of these needs escaping in HTML
+  next.content = next.content.slice(1);
+  return `<span class="math-tail">${html}${mark}</span>`;
+};
 
 const TITLE = /^# (.+)\n/;   // a lesson's first line
 

@@ -6,7 +6,6 @@ import { heatmap } from '../widgets/heatmap.js';
 import { stepper } from '../widgets/stepper.js';
 import { shapeText } from '../format.js';
 import { h } from '../widgets/dom.js';
-import { prediction } from '../widgets/predict.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, toNested, matrixAt } from '../tensors.js';
 import { PROGRAMS } from '../pytorch-programs.js';
@@ -116,7 +115,7 @@ export default {
       onChange: (v) => ctx.set({ [key]: ctx.state.layout === 'linear' ? toNested(core.linearWeightToMath(tensor(v))) : v }) });
     const w = { wq: weight('wq'), wk: weight('wk'), wv: weight('wv') };
     const layout = ctx.choice('layout');
-    const predictCausal = prediction({ lang: ctx.lang, name: 'predict-causal', question: t('predictCausal'),
+    const predictCausal = ctx.prediction({ name: 'predict-causal', question: t('predictCausal'),
       options: [{ value: 'all', label: t('selfAll') }, { value: 'part', label: t('selfPart') }] });
     const causal = ctx.toggle('causal', { onChange: (v) => predictCausal.ask(() => ctx.set({ causal: v }), () => ctx.refresh()) });
     const maps = figures(t);
