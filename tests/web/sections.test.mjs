@@ -1,14 +1,16 @@
 // The section list (web/src/sections/index.js) and what it names, read in Node: every listed
-// module and lesson exists and nothing in the folder is left out, URL prefixes are unique, each
-// state schema's defaults are valid and inside their own limits, and the two languages have the
-// same strings (keys and {placeholders}) in the shared table and in every section's.
+// module and lesson exists and nothing in the folder is left out, URL prefixes are unique, every
+// exercise sits in a listed section once, each state schema's defaults are valid and inside their
+// own limits, and the two languages have the same strings (keys and {placeholders}) in the shared
+// table and in every section's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { sections } from './page-modules.mjs';
+import { sections, exercises } from './page-modules.mjs';
 import { lessonPath } from '../../web/src/sections/index.js';
 import { LANGS, shared } from '../../web/src/i18n.js';
-import { exercises } from '../../web/src/exercises.js';
+import { exercises as listed } from '../../web/src/exercises.js';
+import { catalogueOf } from '../../web/src/progress.js';
 import { defaults, fitState, parseValue, serializeValue, limitsOf, readSection } from '../../web/src/state.js';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -23,6 +25,22 @@ test('the section list: unique ids and URL prefixes, every module and lesson exi
   }
   const files = readdirSync(new URL('web/src/sections/', ROOT)).filter((f) => f.endsWith('.js') && f !== 'index.js');
   assert.deepEqual(files.sort(), sections.filter((s) => s.module).map((s) => s.module).sort(), 'every module in web/src/sections/ is listed');
+});
+
+test('the exercises: each in a listed section, declared once, in a form the page and the progress can take', () => {
+  const ids = sections.map((s) => s.id);
+  for (const e of listed) assert.ok(ids.includes(e.section), `${e.id}: web/src/exercises.js puts it in ${e.section}, which is not listed`);
+  for (const s of sections.filter((x) => x.controller?.exercises)) {
+    for (const e of s.controller.exercises) assert.equal(e.section, undefined, `${s.module}: ${e.id} takes its section from the controller`);
+  }
+  assert.equal(new Set(exercises.map((e) => e.id)).size, exercises.length, 'exercise ids repeat');
+  for (const e of exercises) {
+    assert.match(e.id, /^[\w.-]{1,64}$/, e.id);
+    assert.ok(e.choices ? typeof e.check === 'function' : e.inputs?.length > 0 && typeof e.expected === 'function', `${e.id}: inputs and expected(), or choices and check()`);
+  }
+  // the progress keys every exercise by its section's prefix and its place there (progress.js)
+  const cat = catalogueOf(sections, exercises);
+  assert.deepEqual(cat.exercises.map((e) => e.id), exercises.map((e) => e.id), 'in page order');
 });
 
 test('every state schema: unique keys, defaults that the URL parser accepts back and that sit inside their limits', () => {

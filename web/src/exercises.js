@@ -1,6 +1,8 @@
 // The exercises' logic: what the student enters and how the core checks it. Their text (prompt,
 // hint, solution, and one diagnosis per misconception, `::: wrong ID`) is in lessons/{zh,en}/*.md
 // under the same ids. An input's label is a string (notation, the same in both languages) or {zh, en}.
+// The list below holds 18.1-18.8's and the chapter's; a section's controller may declare its own
+// (its `exercises`, in the same form, without `section`): exercisesOf() puts them together.
 //
 // A typed exercise declares
 //   expected(core, res)         the right answer, computed by the core (res: the page's resources, {trainText})
@@ -190,3 +192,10 @@ export const exercises = [
     ],
   },
 ];
+
+/** Every exercise of these sections (each with its `controller`, or null), in page order: a
+ * section's entries of the list above, then those its controller declares. */
+export function exercisesOf(sections) {
+  return sections.flatMap((s) => [...exercises.filter((e) => e.section === s.id),
+    ...(s.controller?.exercises ?? []).map((e) => ({ ...e, section: s.id }))]);
+}

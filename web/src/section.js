@@ -1,7 +1,7 @@
 // Mounting one section of sections/index.js: its lesson, its lab (a small controller over shared
 // widgets), a status line, a reset button and its exercises.
 //
-// A controller module exports {strings: {zh, en}, state: [schema], errors, build(ctx) -> {sync, compute, paint}}:
+// A controller module exports {strings: {zh, en}, state: [schema], errors, exercises, build(ctx) -> {sync, compute, paint}}:
 //   build(ctx)             make the widgets: the state's through ctx.editor / ctx.integer / ctx.select ...
 //                          (schema-widgets.js; they show the state by themselves), "predict first" cards
 //                          through ctx.prediction (reset with the section), the rest directly
@@ -13,6 +13,8 @@
 //                          (params.arg or params.other, e.g. 'opts.wk') or by its code: {'opts.wk': 'wk',
 //                          overflow: ['x', 'wq']}; of several, the one the student changed last (a widget
 //                          that is not a state key's owns errors through ctx.own(key, widget))
+//   exercises              optional: the section's own exercises, in exercises.js's form without
+//                          `section` (their text in the section's lessons); mounted after the lab
 //   destroy()              optional: release what the view holds (a worker) when the section is removed
 //   pytorch(state, result) optional: the PyTorch program of what is on screen (pytorch-programs.js), for
 //                          the "Show as PyTorch" panel (widgets/pytorch-panel.js); called only while it is open

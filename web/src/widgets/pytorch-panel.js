@@ -9,6 +9,35 @@
 // course authors).
 import { h } from './dom.js';
 
+// The program to the clipboard; with no clipboard access (an iframe without the permission, an
+// old browser) the program is selected instead, so that the keyboard shortcut copies it.
+// say(key): the status line's word for what happened.
+async function copy(code, codeEl, pre, say) {
+  try {
+    await navigator.clipboard.writeText(code);
+    say('pytorchCopied');
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(codeEl);
+    const sel = getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    pre.focus();
+    say('pytorchSelected');
+  }
+}
+
+// A file the program reads ({name, bytes()}), saved through a link clicked once.
+function download(f) {
+  const bytes = f.bytes();
+  const url = URL.createObjectURL(new Blob([bytes], { type: typeof bytes === 'string' ? 'application/json' : 'application/octet-stream' }));
+  const a = h('a', { href: url, download: f.name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
 export function pytorchPanel({ t }) {
   let make = null;
   let code = '';
@@ -19,7 +48,7 @@ export function pytorchPanel({ t }) {
   const note = h('p.note.pytorch-note', { hidden: true });
   const help = h('p.note.pytorch-help', {}, t('pytorchHelp'));
   const status = h('span.pytorch-status', { role: 'status', 'aria-live': 'polite' });
-  const copyBtn = h('button.pytorch-copy', { type: 'button', 'data-name': 'pytorch-copy', onclick: () => copy() }, t('pytorchCopy'));
+  const copyBtn = h('button.pytorch-copy', { type: 'button', 'data-name': 'pytorch-copy', onclick: () => copy(code, codeEl, pre, say) }, t('pytorchCopy'));
   const downloads = h('span.pytorch-files');
   const el = h('details.pytorch-panel', { 'data-name': 'pytorch' },
     h('summary', {}, t('pytorchShow')),
@@ -56,33 +85,6 @@ export function pytorchPanel({ t }) {
     status.textContent = t(key);
     clearTimeout(say.timer);
     say.timer = setTimeout(() => { status.textContent = ''; }, 4000);
-  }
-
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(code);
-      say('pytorchCopied');
-    } catch {
-      // no clipboard access (an iframe without the permission, an old browser): select the
-      // program so that the keyboard shortcut copies it
-      const range = document.createRange();
-      range.selectNodeContents(codeEl);
-      const sel = getSelection();
-      sel.removeAllRanges();
-      sel.addRange(range);
-      pre.focus();
-      say('pytorchSelected');
-    }
-  }
-
-  function download(f) {
-    const bytes = f.bytes();
-    const url = URL.createObjectURL(new Blob([bytes], { type: typeof bytes === 'string' ? 'application/json' : 'application/octet-stream' }));
-    const a = h('a', { href: url, download: f.name, hidden: true });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 60000);
   }
 
   return {
