@@ -23,6 +23,21 @@ import { LANGS } from './src/i18n.js';
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(katex.default ?? katex, {
   throwOnError: true,
 });
+// Punctuation right after inline math ("$x$，", "$d$.") stays on the math's line: the formula's last
+// piece (KaTeX's last .base, after which a line may break) goes in a span that does not wrap
+// (style.css .katex-end), ended by a word joiner (U+2060); together they keep Chromium from breaking
+// between the formula and a comma, a colon or a semicolon. The formula can still break inside, and
+// the punctuation stays plain text after it (the span is in KaTeX's aria-hidden part).
+const PUNCTUATION = /^[，。、；：！？）》」』,.;:!?)]/;
+const LAST_BASE = '<span class="base">', CLOSE = '</span></span>';   // the last .base, then .katex-html's and .katex's ends
+const inlineMath = md.renderer.rules.math_inline;
+md.renderer.rules.math_inline = (tokens, idx, ...rest) => {
+  const html = inlineMath(tokens, idx, ...rest), next = tokens[idx + 1];
+  if (next?.type !== 'text' || !PUNCTUATION.test(next.content)) return html;
+  const from = html.lastIndexOf(LAST_BASE), to = html.length - CLOSE.length;
+  if (from < html.indexOf('class="katex-html"') || !html.endsWith(CLOSE)) throw new Error(`unexpected KaTeX markup: ${html.slice(0, 80)}`);
+  return `${html.slice(0, from)}<span class="katex-end">${html.slice(from, to)}\u2060</span>${html.slice(to)}`;
+};
 
 const TITLE = /^# (.+)\n/;   // a lesson's first line
 const EXERCISE = /^::: exercise ([\w.-]+)\n([\s\S]*?)^:::\s*$/gm;   // an exercise block

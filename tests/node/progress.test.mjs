@@ -9,7 +9,7 @@ import { SECTIONS } from '../../web/src/sections/index.js';
 import { exercisesOf } from '../../web/src/exercises.js';
 import {
   catalogueOf, encode, decode, emptyProgress, worstCase, summarize, localBackend, memoryBackend, openProgress,
-  LIMITS, MAX_ANSWER, SOLVED, WRONG, NOT_CHECKED, STORAGE_KEY, TABLE,
+  LIMITS, MAX_ANSWER, SOLVED, SOLVED_BEFORE, WRONG, NOT_CHECKED, STORAGE_KEY, TABLE,
 } from '../../web/src/progress.js';
 import { readOptions } from '../../web/src/options.js';
 
@@ -107,7 +107,7 @@ test('reading back: foreign, newer and broken values are ignored whole; bad entr
     'AL1|18.1,19.9|',                                   // format 1: a section this version does not have
     'AL1||ex-gone:2:1',                                 // an exercise it does not have
     'AL1||ex-18.3-score:2:1,2',                         // two answers for one box
-    'AL1||ex-18.3-score:3:1',                           // no such status
+    'AL1||ex-18.3-score:4:1',                           // no such status
     'AL1||ex-18.3-score:2:~zzzz',                       // past U+10FFFF
     'AL1||ex-18.3-score:2:~0zz',                        // a short escape
     'AL1||ex-18.3-score:2:a=b',                         // a character that is always escaped
@@ -119,7 +119,7 @@ test('reading back: foreign, newer and broken values are ignored whole; bad entr
     'AL2||s3.7:2:1',                                    // an exercise it does not have
     'AL2||ex-18.3-score:2:1',                           // an exercise id, not its key
     'AL2||s3:2:1,2',                                    // two answers for one box
-    'AL2||s3:3:1',                                      // no such status
+    'AL2||s3:4:1',                                      // no such status
     'AL2||s3:2:~zzzz',                                  // past U+10FFFF
     'AL2||s3:2:~16o0',                                  // a lone surrogate (U+D800)
     'AL2||s3:2:~0zz',                                   // a short escape
@@ -274,19 +274,24 @@ test('the store: drafts, checks, visits, the summary and forgetting', () => {
   s.checked('ex-18.6-shape', ['2', '4', '3', '7'], true);
   s.answer('ex-18.6-shape', ['2', '4', '3', '8']);
   assert.equal(s.exercise('ex-18.6-shape').status, SOLVED, 'editing after a check keeps the last check');
+  assert.equal(s.checked('ex-18.6-shape', ['2', '4', '3', '8'], false), SOLVED_BEFORE);
+  assert.deepEqual(s.exercise('ex-18.6-shape'), { status: SOLVED_BEFORE, answer: ['2', '4', '3', '8'] }, 'a later wrong try keeps the exercise solved, and is kept as the last try');
+  assert.deepEqual(decode(cat, backend.read()).progress.exercises.get('ex-18.6-shape'), { status: SOLVED_BEFORE, answer: ['2', '4', '3', '8'] }, 'and read back so');
+  assert.equal(s.checked('ex-18.6-shape', ['2', '4', '3', '7'], true), SOLVED, 'right again: solved, the last check right');
   s.checked('ex-18.6-shape', ['2', '4', '3', '8'], false);
-  assert.equal(s.exercise('ex-18.6-shape').status, WRONG, 'the last check counts');
+  assert.equal(s.checked('ex-18.4-head', ['1'], false), WRONG, 'never solved: the wrong check counts');
+  assert.equal(s.checked('ex-18.4-head', ['2'], false), WRONG);
   s.answer('ex-18.5-sin', ['x'.repeat(50), '\u0007ok']);
   assert.deepEqual(s.exercise('ex-18.5-sin').answer, ['x'.repeat(MAX_ANSWER), 'ok'], 'clipped to a box, no control characters');
   s.checked('ex-18.7-eval', ['0'], true);
   for (const id of ['18.6', '18.7']) s.visit(id);
   const sum = summarize(cat, decode(cat, backend.read()).progress, ['18.5', '18.6', '18.7']);
   assert.deepEqual({ solved: sum.solved, checked: sum.checked, total: sum.total, visited: sum.visited, complete: sum.complete },
-    { solved: 1, checked: 2, total: 3, visited: 2, complete: false });
+    { solved: 2, checked: 2, total: 3, visited: 2, complete: false });
   s.checked('ex-18.5-sin', ['sin 1', 'cos 1'], true);
   s.visit('18.5');
   assert.equal(s.summary(['18.5', '18.6', '18.7']).complete, true, 'every section visited, every exercise checked');
-  assert.equal(s.summary(['18.5', '18.6', '18.7']).solved, 2);
+  assert.equal(s.summary(['18.5', '18.6', '18.7']).solved, 3, 'the one solved before counts');
   s.forget();
   assert.equal(forgotten, 1);
   assert.equal(backend.read(), null);

@@ -176,3 +176,29 @@ test('the single file from file:// keeps progress across a reload', async () => 
   assert.deepEqual(errors, []);
   await close();
 });
+
+test('a solved exercise stays solved after a later wrong try, which the exercise and the view show as a later try, also after a reload', async () => {
+  const { page, errors, close } = await fresh();
+  await page.goto(`${server.url}?embed=18.3&lang=en`);
+  await page.waitForSelector('.progress-view', { timeout: 20000 });
+  const status = () => page.locator('.progress-view a.ex-status[data-ex="ex-18.3-score"]');
+  await answer(page, 'ex-18.3-score', ['√2/2']);
+  assert.equal(await status().getAttribute('data-status'), 'solved');
+  await answer(page, 'ex-18.3-score', ['1']);
+  const feedback = () => ex(page, 'ex-18.3-score').locator('.feedback');
+  assert.match(await feedback().textContent(), /^Not yet\..*it stays solved; this later try is not right\./s);
+  assert.equal(await status().getAttribute('data-status'), 'solved', 'the view keeps it solved');
+  assert.equal(await status().textContent(), '✓ solved (a later try was not right)');
+  assert.match(await page.locator('.progress-view .progress-count').textContent(), /^1 of 1 exercises solved/);
+  await page.reload();
+  await page.waitForSelector('.progress-view', { timeout: 20000 });
+  assert.equal(await ex(page, 'ex-18.3-score').locator('input').inputValue(), '1', 'the later try is what the box keeps');
+  assert.match(await feedback().textContent(), /You solved this before\. The answer kept here is a later try, which was not right\./);
+  assert.equal(await status().getAttribute('data-status'), 'solved');
+  assert.match(await page.locator('.progress-view .progress-count').textContent(), /^1 of 1 exercises solved/);
+  // right again: plainly solved
+  await answer(page, 'ex-18.3-score', ['√2/2']);
+  assert.equal(await status().textContent(), '✓ solved');
+  assert.deepEqual(errors, []);
+  await close();
+});

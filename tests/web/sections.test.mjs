@@ -131,25 +131,32 @@ test('a planted difference between the languages is caught', () => {
   assert.throws(() => sameShape({ zh: { a: '{x} 与 {y}' }, en: { a: '{x} and {z}' } }, 'planted'), /placeholders/);
 });
 
-test('18.3 in nn.Linear layout tells a weight\'s shape error in that layout: (D, C) and the shape as the editor shows it', async () => {
+test('18.3 tells a weight\'s shape error as the editors show it: (C, d), or in nn.Linear layout (d, C), with the lesson\'s d', async () => {
   const { loadCore } = await import('../../wasm/js/index.js');
-  const { inLinearLayout } = await import('../../web/src/sections/s18-3.js');
+  const { onScreen } = await import('../../web/src/sections/s18-3.js');
   const { errorMessage } = await import('../../web/src/messages.js');
   const core = await loadCore();
-  let error;
-  try {   // X has C = 3 columns; W_Q in math layout is (2, 3): two rows where three are needed
-    core.multiHeadAttention(core.randn([1, 2, 3], 1), { wq: core.randn([2, 3], 2), wk: core.randn([3, 3], 3), wv: core.randn([3, 3], 4) });
-  } catch (e) { error = e; }
+  const caught = (fn) => { try { fn(); } catch (e) { return e; } return null; };
+  // X has C = 3 columns; W_Q in math layout is (2, 3): two rows where three are needed
+  const error = caught(() => core.multiHeadAttention(core.randn([1, 2, 3], 1), { wq: core.randn([2, 3], 2), wk: core.randn([3, 3], 3), wv: core.randn([3, 3], 4) }));
   assert.equal(error.params.arg, 'opts.wq');
   assert.deepEqual(error.params.shape, [2, 3]);
-  const shown = inLinearLayout(error);
+  const shown = onScreen(error, 'linear');
   assert.equal(shown.code, 'axis_mismatch');
-  assert.deepEqual(shown.params.shape, [3, 2], 'the editor in nn.Linear layout holds (D, C) = (3, 2)');
-  assert.equal(shown.params.layout, '(D, C)');
-  assert.match(shown.message, /must have shape \(D, C\) with C = 3 .*got \(3, 2\)/);
+  assert.deepEqual(shown.params.shape, [3, 2], 'the editor in nn.Linear layout holds (d, C) = (3, 2)');
+  assert.equal(shown.params.layout, '(d, C)');
   assert.match(errorMessage('en', shown), /has shape \(3, 2\)/);
   assert.match(errorMessage('zh', shown), /形状是 \(3, 2\)/);
+  assert.equal(onScreen(error, 'math').params.layout, '(C, d)');
+  assert.deepEqual(onScreen(error, 'math').params.shape, [2, 3]);
+  // W_K narrower than W_Q: the width is d, and in (d, C) W_Q's d is its first axis
+  const width = caught(() => core.multiHeadAttention(core.randn([1, 2, 2], 1), { wq: core.randn([2, 3], 2), wk: core.randn([2, 2], 3), wv: core.randn([2, 3], 4) }));
+  assert.equal(width.params.axis, 'D');
+  const linear = onScreen(width, 'linear');
+  assert.deepEqual([linear.params.axis, linear.params.shape, linear.params.otherShape, linear.params.otherAxis], ['d', [2, 2], [3, 2], 0]);
+  assert.match(errorMessage('en', linear), /its axis d must be 3, like the first axis of W_Q \(W_Q has shape \(3, 2\)\)/);
+  assert.match(errorMessage('en', onScreen(width, 'math')), /its axis d must be 3, like the last axis of W_Q \(W_Q has shape \(2, 3\)\)/);
   // other errors pass through unchanged
   const other = Object.assign(new Error('x'), { code: 'not_finite', params: { arg: 'x' } });
-  assert.equal(inLinearLayout(other), other);
+  assert.equal(onScreen(other, 'linear'), other);
 });

@@ -9,7 +9,8 @@
 //   exercises   entries joined by ";", each <key>:<status>[:<answers>]                    s3:2:~G2/2
 //   key         the section's prefix for its first exercise, <prefix>.<n> for the n-th after it
 //               (ex.1, ex.2), in the order the section's exercises are declared (a new one goes last)
-//   status      0 not checked yet (a draft), 1 checked and not right, 2 solved (the last check was right)
+//   status      0 not checked yet (a draft), 1 checked and not right, 2 solved (the last check was right),
+//               3 solved at an earlier check and the last check (its answer the one kept) not right
 //   answers     one per answer box, joined by ","; a choice exercise has one: the chosen value
 // An answer's characters:
 //   printable ASCII but , ; : | ~ !   as themselves                     sqrt(2)/2
@@ -35,7 +36,9 @@ export const FORMAT = 2;
 export const MAX_ANSWER = 32;                       // code points per answer box (the box's maxlength)
 export const STORAGE_KEY = 'attention-lab.progress';
 export const LIMITS = { '1.2': 4096, 2004: 64000 };  // characters of cmi.suspend_data
-export const NOT_CHECKED = 0, WRONG = 1, SOLVED = 2;
+export const NOT_CHECKED = 0, WRONG = 1, SOLVED = 2, SOLVED_BEFORE = 3;
+/** Whether an exercise of this status counts as solved: once solved, a later wrong try does not undo it. */
+export const isSolved = (status) => status === SOLVED || status === SOLVED_BEFORE;
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const RESERVED = ',;:|~!';
@@ -180,7 +183,7 @@ export function decode(cat, text) {
     else dropped++;
   }
   for (const entry of parts[1] ? parts[1].split(';') : []) {
-    const m = /^([\w.-]{1,64}):([012])(?::([^:]*))?$/.exec(entry);
+    const m = /^([\w.-]{1,64}):([0-3])(?::([^:]*))?$/.exec(entry);
     const ex = m && reader.exercise(cat, m[1]);
     const answer = m?.[3] === undefined ? Array(ex?.boxes ?? 0).fill('') : m[3].split(',').map(reader.text);
     const fits = ex && !progress.exercises.has(ex.id) && answer.length === ex.boxes &&
@@ -209,7 +212,7 @@ export function summarize(cat, progress, sectionIds) {
   const exercises = cat.exercises.filter((e) => sectionIds.includes(e.section))
     .map((e) => ({ id: e.id, section: e.section, status: progress.exercises.get(e.id)?.status ?? NOT_CHECKED }));
   const sections = sectionIds.map((id) => ({ id, visited: progress.visited.has(id) }));
-  const solved = exercises.filter((e) => e.status === SOLVED).length;
+  const solved = exercises.filter((e) => isSolved(e.status)).length;
   const checked = exercises.filter((e) => e.status !== NOT_CHECKED).length;
   return {
     sections, exercises, solved, checked, total: exercises.length,
@@ -291,9 +294,14 @@ export function openProgress(cat, backend) {
       if (JSON.stringify(entry(id).answer) === JSON.stringify(answer)) return;
       update((p) => p.exercises.set(id, { ...entry(id), answer }));
     },
-    /** A check of these values: right or not. */
+    /** A check of these values: right or not (a solved exercise stays solved). Returns the new status. */
     checked(id, values, correct) {
-      update((p) => p.exercises.set(id, { status: correct ? SOLVED : WRONG, answer: values.map(clipAnswer) }));
+      let status;
+      update((p) => {
+        status = correct ? SOLVED : isSolved(p.exercises.get(id)?.status) ? SOLVED_BEFORE : WRONG;
+        p.exercises.set(id, { status, answer: values.map(clipAnswer) });
+      });
+      return status;
     },
     visit(id) {
       if (!progress.visited.has(id)) update((p) => p.visited.add(id));

@@ -2,7 +2,7 @@
 // or not finite is marked (aria-invalid), explained in words, and nothing is reported upward,
 // so the page keeps its last valid result. Valid edits call onChange(rows) at once.
 // Keyboard: arrows move between cells (left/right at the ends of the text), Enter moves down.
-import { h, nextId, messageLine, setText } from './dom.js';
+import { h, nextId, messageLine, setText, keyboardScrollable } from './dom.js';
 import { shapeText } from '../format.js';
 import { axesNote } from './axes.js';
 
@@ -83,7 +83,7 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
   axesLine.set(axes);
   const el = h('figure.tensor.editor', { id, 'data-name': name },
     h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge), axesLine.el,
-    h('div.scroll', {}, table),
+    keyboardScrollable(h('div.scroll', {}, table)),
     buttons.length ? h('div.resize', {}, buttons) : null,
     message.el);
 
