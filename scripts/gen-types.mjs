@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadCore } from '../wasm/js/index.js';
 import { SECTIONS } from '../web/src/sections/index.js';
+import { PYTORCH_FUNCTIONS } from '../wasm/js/pytorch.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const core = await loadCore();
@@ -55,7 +56,8 @@ function argList(row, { skipModel }) {
   // an argument may be left out when it has a default, and so may every one after it
   let optionalFrom = args.length;
   for (let i = args.length - 1; i >= 0; i--) {
-    if (args[i].default !== undefined || args[i].kind === 'options') optionalFrom = i; else break;
+    const required = args[i].kind === 'options' && row.options.some((o) => o.required);
+    if (!required && (args[i].default !== undefined || args[i].kind === 'options')) optionalFrom = i; else break;
   }
   return args.map((a, i) => {
     const type = a.kind === 'options' ? optionsName(row) : a.kind === 'number' ? 'number' : tsType(a, { input: true });
@@ -121,7 +123,7 @@ export interface GptModel {
 ${methods.map((r) => method(r, true)).join('')}}
 
 /** Names of the functions that toPyTorch() writes a program for. */
-export type PyTorchFunction = ${core.describe().filter((r) => r.role === 'function' && !['explain', 'memoryStats', 'gptGradcheck'].includes(r.name)).map((r) => quote(r.name)).join(' | ')};
+export type PyTorchFunction = ${PYTORCH_FUNCTIONS.map(quote).join(' | ')};
 
 /** The core: one function per row of its table. */
 export interface Core {
@@ -146,6 +148,7 @@ export interface LoadOptions {
 }
 /** Load the WebAssembly core, in the browser or in Node 20. */
 export function loadCore(options?: LoadOptions): Promise<Core>;
+export default loadCore;
 /** Compile the core once as a WebAssembly.Module. */
 export function compileCore(options?: { wasmUrl?: string }): Promise<WebAssembly.Module>;
 /** Instantiate the core from a compiled module, bytes, or a locateFile function. */

@@ -130,7 +130,11 @@ if ((status == 0)) && stage build bash scripts/build.sh all; then
     stage firefox node_suite firefox tests/firefox/
     stage bench bash scripts/bench.sh --smoke
   fi
-  wait "$checks_pid"
+  # a background stage killed before it wrote its row fails the run too
+  wait "$checks_pid" || status=1
+  for name in mutants sanitize fuzz; do
+    grep -q "^$name"$'\t' "$out/stages.tsv" || { echo "test: the $name stage did not finish" >&2; status=1; }
+  done
   echo "== mutants, sanitize, fuzz (they ran beside the stages above)"
   cat "$out/native-checks.log"
 else

@@ -156,12 +156,13 @@ std::vector<Candidate> average_candidates(const DiagnoseInputs& in) {
 
 std::vector<Candidate> softmax_candidates(const DiagnoseInputs& in) {
     const Tensor& s = in.scores;
-    // a causal mask acts on two axes
-    if (s.dimension() != 0) detail::require_rank({kFn, "inputs.scores"}, s, 2, 4, "(..., T, T)");
     auto way = [&](SoftmaxWay w) { return [&s, w] { return softmax_way(s, w); }; };
     auto always = [] { return true; };
     return {
-        {"correct", always, way({})},
+        {"correct", always, [&s] {
+             detail::require_rank({kFn, "opts.scores"}, s, 2, 4, "(..., T, T)");   // a causal mask acts on two axes
+             return softmax_way(s, {});
+         }},
         {"mask_after", always, way({true, 0, MaskOrder::After, -1})},
         {"no_mask", always, way({false, 0, MaskOrder::Before, -1})},
         {"softmax_over_queries", always, way({true, 0, MaskOrder::Before, -2})},
@@ -213,6 +214,7 @@ std::vector<Candidate> positions_candidates(const DiagnoseInputs& in) {
     };
     return {
         {"correct", [] { return true; }, [&in, mha] {
+             detail::require_rank({kFn, "opts.x"}, in.x, 3, 3, "(B, T, C)");
              const Shape want{in.x.shape()[1], in.x.shape()[2]};
              if (shape_of(in.pos) != want)
                  throw Error(ErrorCode::shape_mismatch, {{"fn", kFn}, {"arg", "inputs.pos"}, {"layout", "(T, C)"}, {"expectedShape", want},
