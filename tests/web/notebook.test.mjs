@@ -15,6 +15,8 @@ import { createRequire } from 'node:module';
 import { builtLab, sec } from './harness.mjs';
 import { notebookRunner } from '../node/notebooks.mjs';
 import { LABS, program, collect, eachView } from './pytorch-views.mjs';
+import { VALUES } from '../../web/src/notebook-values.js';
+import { parseTensor } from '../../wasm/js/parse-tensor.js';
 
 const lab = builtLab();
 const CELLS = ['idea', 'setup', 'inputs', 'program', 'check', 'check-my-numbers', 'check-my-numbers-inputs'];
@@ -43,6 +45,13 @@ const givenNames = (nb) => {
   const m = /^given = \{(.*)\}/m.exec(cellText(nb, 'inputs')) ?? /^given = \{(.*)\}/m.exec(cellText(nb, 'check-my-numbers-inputs'));
   return [...m[1].matchAll(/"(\w+)":/g)].map((g) => g[1]);
 };
+
+/** What "Check my numbers" printed of each input: {name: {form: text}}. */
+function printedForms(out) {
+  const forms = {}, heads = [...out.matchAll(/^# (\w+): (\S+)$/gm)];
+  heads.forEach((m, i) => { (forms[m[1]] ??= {})[m[2]] = out.slice(m.index + m[0].length, heads[i + 1]?.index ?? out.length).trim(); });
+  return forms;
+}
 
 /** The notebook with the first digit of its first asserted number of size 1e-3 or more changed: {text, label}. */
 function flipped(text) {
@@ -121,10 +130,12 @@ test('each panel has "Download as notebook" beside the copy button; the file is 
 });
 
 test('every section\'s notebook, default and edited, validates and runs under nbclient, and its check passes; changed, it fails', async (t) => {
+  for (const id of LABS.filter((i) => !VALUES[i])) t.diagnostic(`${id}: no entry in web/src/notebook-values.js: its notebook is not run`);
   const runner = notebookRunner();
   const jobs = [], runs = [], expect = {};
   const submit = (job, want) => { jobs.push(job); runs.push(runner.run(job)); expect[job.id] = want; };
   await eachView(lab, async ({ page, id, state, which, lang }) => {
+    if (!VALUES[id]) return;
     const r = await collect(page, id, state);
     const button = sec(page, id).locator('button[data-name="pytorch-notebook"]');
     assert.equal(await button.textContent(), LABEL[lang]);
@@ -143,7 +154,7 @@ test('every section\'s notebook, default and edited, validates and runs under nb
       submit({ id: `${key}, without its file`, notebook: text, files: {} },
         { ...want, labels: labels.filter((l) => !l.startsWith('Var(')), skipped: labels.filter((l) => l.startsWith('Var(')) });
     }
-  });
+  }, (text) => t.diagnostic(text));
   const ran = Object.fromEntries((await Promise.all(runs)).map((r) => [r.id, r]));
   const { warmup } = await runner.close();
   t.diagnostic(`${jobs.length} notebooks: the kernel's start and torch ${warmup.toFixed(1)} s, the notebooks ${jobs.reduce((a, j) => a + ran[j.id].seconds, 0).toFixed(1)} s `
@@ -162,11 +173,19 @@ test('every section\'s notebook, default and edited, validates and runs under nb
     const equal = said.find((l) => /^(Equal to the page's numbers:|与页面上的数字相同：)/.test(l));
     assert.equal(Number(/(\d+)/.exec(equal)?.[1]), want.labels.length, `${job.id}: ${out.outputs.check}`);
     if (want.skipped) assert.ok(said.some((l) => /^(Not checked|没有检查)/.test(l) && l.endsWith(want.skipped.join(', '))), `${job.id}: says what it left out: ${out.outputs.check}`);
-    const list = want.lang === 'zh' ? '列表' : 'list';
+    // each input in the three forms, each read by the lab's parser (wasm/js/parse-tensor.js) as the
+    // same tensor: the NumPy array and the list to the bit, PyTorch's 17 decimals to 1e-15
+    const list = want.lang === 'zh' ? '列表' : 'list', printed = printedForms(out.outputs['check-my-numbers-inputs']);
+    assert.deepEqual(Object.keys(printed), want.given, `${job.id}: prints every input`);
     for (const name of want.given) {
-      for (const [form, start] of [['PyTorch', 'tensor('], ['NumPy', 'array('], [list, '[']]) {
-        assert.ok(out.outputs['check-my-numbers-inputs'].includes(`# ${name}: ${form}\n${start}`), `${job.id}: prints ${name} as ${form}`);
-      }
+      const forms = printed[name];
+      assert.deepEqual(Object.keys(forms), ['PyTorch', 'NumPy', list], `${job.id} ${name}`);
+      assert.ok(forms.PyTorch.startsWith('tensor(') && forms.NumPy.startsWith('array(') && forms[list].startsWith('['), `${job.id} ${name}`);
+      const [torch, numpy, plain] = [forms.PyTorch, forms.NumPy, forms[list]].map(parseTensor);
+      assert.deepEqual(numpy.shape, plain.shape, `${job.id} ${name}: shapes`);
+      assert.deepEqual(torch.shape, plain.shape, `${job.id} ${name}: shapes`);
+      assert.deepEqual(Array.from(numpy.data), Array.from(plain.data), `${job.id} ${name}: NumPy and the list, bit for bit`);
+      plain.data.forEach((v, i) => assert.ok(Math.abs(torch.data[i] - v) <= 1e-15 * Math.max(1, Math.abs(v)), `${job.id} ${name}[${i}]: ${torch.data[i]} against ${v}`));
     }
   }
 });
