@@ -48,5 +48,13 @@ for (const t of tests.sort((a, b) => b.secs - a.secs).slice(0, 10)) {
   console.log(`${fmt(t.secs).padStart(10)}  ${t.suite.padEnd(9)} ${t.name.length > 110 ? `${t.name.slice(0, 109)}…` : t.name}${t.ok ? '' : '  (FAILED)'}`);
 }
 const failed = stages.filter((s) => !s.ok).map((s) => s.name);
+// the end of each failed stage's output, last: what a reader of a truncated log needs first
+for (const name of failed) {
+  const file = join(dir, `${name}.out`);
+  if (!existsSync(file)) continue;
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  console.log(`\n== why ${name} failed: the last ${Math.min(lines.length, 40)} of its ${lines.length} lines (${file})`);
+  console.log(lines.slice(-40).join('\n'));
+}
 const passed = tests.filter((t) => t.ok).length;
 console.log(`\n${passed} passed, ${tests.length - passed} failed${failed.length ? ` (stages failed: ${failed.join(', ')})` : ''}`);

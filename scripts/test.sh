@@ -28,13 +28,16 @@ jobs=$(nproc 2>/dev/null || echo 2)
 concurrency=${TEST_CONCURRENCY:-1}
 status=0
 
-# stage NAME COMMAND...: runs the command, its output shown as it goes, and records its wall time and result
+# stage NAME COMMAND...: runs the command, its output shown as it goes and kept in NAME.out (the
+# closing report repeats the end of a failed stage's: a long log is cut in the middle), and records
+# its wall time and result
 stage() {
   local name=$1; shift
   echo "== $name: $*"
   local t0 rc
   t0=$(date +%s%N)
-  "$@"
+  # (a process substitution, not a pipe: the command runs in this shell, so its `wait` sees our children)
+  "$@" > >(tee "$out/$name.out") 2>&1
   rc=$?
   printf '%s\t%s\t%s\n' "$name" "$(( ($(date +%s%N) - t0) / 1000000 ))" "$rc" >>"$out/stages.tsv"
   ((rc == 0)) || status=1

@@ -41,7 +41,9 @@ TEST_SUITE("diagnose") {
             {"misses_itself", {{nan_, nan_}, {2.0, 0.0}, {1.0, 2.0}}},
             {"over_channels", {{2.0, 1.0}, {0.0, 2.0}, {4.0, 3.0}}},
         };
-        for (const auto& [id, student] : mistakes) {
+        for (const auto& mistake : mistakes) {
+            const char* id = mistake.first;
+            const Tensor& student = mistake.second;
             CAPTURE(id);
             const Diagnosis d = check("causalAverage", in, student);
             CHECK(d.verdict == "mistake");
@@ -74,7 +76,9 @@ TEST_SUITE("diagnose") {
             {"sees_one_future", {{0.5, 0.5, 0}, {t, t, t}, {t, t, t}}},
             {"misses_itself", {{nan_, nan_, nan_}, {1, 0, 0}, {0.5, 0.5, 0}}},
         };
-        for (const auto& [id, student] : cases) {
+        for (const auto& c : cases) {
+            const char* id = c.first;   // a named variable, not a structured binding: CAPTURE's lambda cannot capture one in C++17
+            const Tensor& student = c.second;
             CAPTURE(id);
             const Diagnosis d = check("softmax", in, student);
             if (std::string(id) == "correct") {
