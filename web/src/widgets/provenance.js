@@ -150,16 +150,20 @@ export function provenance({ lang, core, fn, inputs, sources, targets, plain = [
   let expanded = false;  // long sums shown whole
 
   // Under the figures pointed at, over what follows them (style.css: out of the flow, so the page
-  // does not move): after the row of figures, or on a phone (figures stacked) after the figure and
-  // those of its row whose cells are outlined; so it never covers the cell or the cells it came from.
-  let anchor = null, lab = null;   // the element the panel sits under, and the box it is placed in
+  // does not move): under the line of its row the pointed figure is on (a row wraps; on a phone each
+  // figure is a line), and under the figures of that row whose cells are outlined; so it never
+  // covers the cell or the cells it came from.
+  let anchor = null, lab = null;   // the figure pointed at, and the box the panel is placed in
   function position() {
     lab = el.offsetParent;
     if (!anchor || !lab) return;
-    const narrow = window.matchMedia?.('(max-width: 700px)').matches;
     const row = anchor.closest('.row, .product, .slices');
-    let bottom = ((!narrow && row) || anchor).getBoundingClientRect().bottom;
-    if (narrow && row) for (const m of row.querySelectorAll('[data-prov]')) bottom = Math.max(bottom, (m.closest('figure') ?? m).getBoundingClientRect().bottom);
+    const own = (row && [...row.children].find((c) => c.contains(anchor))) || anchor, a = own.getBoundingClientRect();
+    let bottom = a.bottom;
+    for (const c of row?.children ?? []) {
+      const r = c.getBoundingClientRect();
+      if (c !== el && r.height && ((r.top < a.bottom && r.bottom > a.top) || c.querySelector('[data-prov]'))) bottom = Math.max(bottom, r.bottom);
+    }
     el.style.top = `${Math.round(bottom - lab.getBoundingClientRect().top - lab.clientTop + 6)}px`;
     // a section draws nothing past its own edge (content-visibility): a panel longer than what
     // follows its row makes the lab that much longer, below everything pointed at
