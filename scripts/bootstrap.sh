@@ -5,7 +5,8 @@
 #   scripts/bootstrap.sh build    what the builds need (compilers, clang's sanitizers and libFuzzer, xtensor,
 #                                 doctest, Emscripten) and the npm packages
 #   scripts/bootstrap.sh rest     what only the test suites in Node and the browsers need (the browsers,
-#                                 PyTorch): npm test installs these in the background while it builds
+#                                 PyTorch, Jupyter's nbformat, nbclient and ipykernel): npm test installs
+#                                 these in the background while it builds
 set -euo pipefail
 cd "$(dirname "$0")/.."
 group=${1:-all}
@@ -26,6 +27,9 @@ declare -A rest=(
   [chromium]=/usr/bin/chromium
   [firefox-esr]=/usr/bin/firefox-esr
   [python3-torch]=/usr/lib/python3/dist-packages/torch/__init__.py   # the tests' PyTorch reference (/usr/bin/python3)
+  [python3-nbformat]=/usr/lib/python3/dist-packages/nbformat/validator.py   # the notebooks' schema check (tests/node/notebook_runner.py)
+  [python3-nbclient]=/usr/lib/python3/dist-packages/nbclient/client.py      # runs the notebooks
+  [python3-ipykernel]=/usr/lib/python3/dist-packages/ipykernel_launcher.py  # their python3 kernel
 )
 missing=()
 if [[ $group == all || $group == build ]]; then

@@ -6,7 +6,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const dir = process.argv[2] ?? 'build/test-report';
-const fmt = (s) => (s >= 60 ? `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s` : `${s.toFixed(1)} s`);
+const fmt = (s) => {
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const whole = Math.round(s);
+  return `${Math.floor(whole / 60)} min ${String(whole % 60).padStart(2, '0')} s`;
+};
 
 const stages = existsSync(join(dir, 'stages.tsv'))
   ? readFileSync(join(dir, 'stages.tsv'), 'utf8').trim().split('\n').filter(Boolean).map((l) => {

@@ -7,6 +7,8 @@
 #   bootstrap-rest             waits for that install, before the first stage that needs it
 #   native                     the doctest suite through ctest, each case a CTest test
 #   consumer                   tests/cmake-consumer: a CMake project using the installed core (find_package(attn))
+#   ts-consumer                tests/ts-consumer: a TypeScript project installing the `npm pack` tarball,
+#                              compiled by tsc (strict) against the generated declarations, then run
 #   mutants                    scripts/mutants.mjs: every planted slip must fail the native suite
 #   sanitize                   the suite under ASan + UBSan (clang), from the build the fuzz targets share
 #   fuzz                       scripts/fuzz.sh 3: each libFuzzer target for 3 s from the kept corpus
@@ -77,6 +79,18 @@ consumer() {
     ! grep -q 'attnTargets' build/consumer-sub/attn/cmake_install.cmake; } >"$log" 2>&1 || { cat "$log"; return 1; }
   build/consumer/consumer
 }
+# the package as a user installs it: `npm pack`, installed (offline: it has no dependencies) into a
+# copy of tests/ts-consumer, compiled with tsc (strict; its expect-error lines must fail) and run
+ts_consumer() {
+  local dir=build/ts-consumer log=$out/ts-consumer.log
+  rm -rf "$dir" && mkdir -p "$dir"
+  { npm pack --silent --pack-destination "$dir" &&
+    cp tests/ts-consumer/package.json tests/ts-consumer/tsconfig.json tests/ts-consumer/*.ts "$dir/" &&
+    (cd "$dir" && npm install --offline --no-audit --no-fund --no-package-lock ./attention-lab-*.tgz) &&
+    node_modules/.bin/tsc -p "$dir" &&
+    node "$dir/out/main.js"; } >"$log" 2>&1 || { cat "$log"; return 1; }
+  tail -n 1 "$log"
+}
 sanitized() {
   bash scripts/fuzz.sh --build-only &&
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_ctest sanitize build/sanitize -E '^training: '
@@ -107,6 +121,7 @@ fi
 if ((status == 0)) && stage build bash scripts/build.sh all; then
   stage native native
   stage consumer consumer
+  stage ts-consumer ts_consumer
   native_checks >"$out/native-checks.log" 2>&1 &
   checks_pid=$!
   if stage bootstrap-rest bootstrap_rest; then
@@ -115,7 +130,11 @@ if ((status == 0)) && stage build bash scripts/build.sh all; then
     stage firefox node_suite firefox tests/firefox/
     stage bench bash scripts/bench.sh --smoke
   fi
-  wait "$checks_pid"
+  # a background stage killed before it wrote its row fails the run too
+  wait "$checks_pid" || status=1
+  for name in mutants sanitize fuzz; do
+    grep -q "^$name"$'\t' "$out/stages.tsv" || { echo "test: the $name stage did not finish" >&2; status=1; }
+  done
   echo "== mutants, sanitize, fuzz (they ran beside the stages above)"
   cat "$out/native-checks.log"
 else

@@ -159,6 +159,12 @@ void attention() {
     add("softmaxSharpening x8", "softmaxSharpening", {Tensor{0.1, -0.2, 0.3, -0.2, 0.5}, 8.0});
     add("dropout training", "dropout", {ww, Options{{"p", 0.3}, {"training", true}, {"seed", 5.0}}});
     add("dropoutStats", "dropoutStats", {ww, Options{{"p", 0.3}, {"samples", 200.0}, {"seed", 6.0}}});
+    // Check my numbers: the mask applied after the softmax, diagnosed
+    SoftmaxOptions after = causal;
+    after.order = MaskOrder::After;
+    const Tensor sc = randn({2, 4, 4}, 24);
+    add("diagnose softmax mask after", "diagnose", {std::string("softmax"), softmax(sc, after).weights, Options{{"scores", sc}}});
+    add("diagnoseMistakes attention", "diagnoseMistakes", {std::string("attention")});
     // 18.5
     add("positions learned", "positions", {std::string("learned"), 10.0, 6.0, Options{{"tMax", 16.0}, {"seed", 23.0}}});
     add("positions sinusoidal", "positions", {std::string("sinusoidal"), 12.0, 8.0, Options{}});

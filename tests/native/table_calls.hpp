@@ -124,6 +124,25 @@ inline std::map<std::string, std::vector<Call>> calls(double model) {
         {"futureCheck", {[=](const Options& o) { return std::vector<Arg>{id, S("abcd"), o}; }}},
         {"blockTrace", {[=](const Options& o) { return std::vector<Arg>{id, S("abcd"), o}; }}},
         {"parameters", {[=](const Options&) { return std::vector<Arg>{id}; }}},
+        {"diagnose",   // every verdict, level and shape note; a wrong shape (no diff); an attention's weights
+         [=] {
+             const Tensor x2{{1, 2, 3}, {4, 5, 6}};   // its causal average: {{1, 2, 3}, {2.5, 3.5, 4.5}}
+             auto call = [=](S check, Tensor student, Options inputs) -> Call {
+                 return [=](const Options& o) { return std::vector<Arg>{check, student, with(inputs, o)}; };
+             };
+             return std::vector<Call>{
+                 call("causalAverage", Tensor{{1, 2, 3}, {2.5, 3.5, 4.5}}, {{"x", x2}}),                          // correct, float64
+                 call("causalAverage", Tensor{{1 + 1e-7, 2.5}, {2, 3.5}, {3, 4.5}}, {{"x", x2}}),               // float32, transposed
+                 call("causalAverage", Tensor{{{1.00004, 2, 3}, {2.5, 3.5, 4.5}}},
+                      {{"x", x2}, {"resolution", Tensor(xt::zeros<double>({1, 2, 3}) + 5e-5)}}),                 // printed, leading ones
+                 call("causalAverage", Tensor{{1, 2, 3}, {5, 7, 9}}, {{"x", x2}}),                                // a mistake: sums
+                 call("causalAverage", m, {{"x", x2}}),                                                              // a wrong shape
+                 call("softmax", Tensor{{1, 0}, {0.5, 0.4}}, {{"scores", Tensor(xt::zeros<double>({2, 2}))}}),      // unknown, firstWrong
+                 call("attention", Tensor(xt::zeros<double>({1, 1, 3, 3})), with(w, {{"x", x}, {"quantity", S("weights")}})),
+                 call("sdpaBackward", m, with(qkv, {{"gradOut", m}, {"gradient", S("dk")}})),
+             };
+         }()},
+        {"diagnoseMistakes", {[](const Options&) { return std::vector<Arg>{S("softmax")}; }}},
         {"gptGradcheck", {[](const Options&) { return std::vector<Arg>{1.0}; }}},
         {"memoryStats", {[](const Options&) { return std::vector<Arg>{}; }}},
         {"dispose", {[=](const Options&) { return std::vector<Arg>{id}; }}},   // run last: the model's rows run first

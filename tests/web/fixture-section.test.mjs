@@ -70,7 +70,10 @@ $$A = \\mathrm{softmax}(S + M)$$
 
 ${exercise}
 `;
-const EN = lesson('A fixture: the causal softmax', 'A section that exists only in a test. Each row of the weights $A$ is a softmax of its row of scores, with the future masked.', `::: exercise ex-18.9-row
+const EN = lesson('A fixture: the causal softmax', `A section that exists only in a test, added as any new section is: its
+controller, its two lessons and one line in the list of sections. Each row $t$ of the weights $A$ is
+a softmax of row $t$ of the scores $S$, with the future masked: the mask $M$ adds $-\\infty$ to
+every score of a position $j > t$, so those weights are exactly 0 and each row still sums to 1.`, `::: exercise ex-18.9-row
 With $S$ all zeros ($3 \\times 3$) and the causal mask, what is $A[1, 0]$?
 ::: hint
 Row 1 sees positions 0 and 1, with equal scores.
@@ -79,7 +82,10 @@ Two equal scores share the weight: $A[1, 0] = 1/2$.
 ::: wrong no-mask
 That is the weight without the mask, spread over three positions; the mask leaves row 1 two.
 :::`);
-const ZH = lesson('测试用的小节：因果 softmax', '这一节只存在于测试之中。权重 $A$ 的每一行是对应分数行的 softmax，未来的位置被掩码遮住。', `::: exercise ex-18.9-row
+const ZH = lesson('测试用的小节：因果 softmax', `这一节只存在于测试之中，加入的方式和任何新的小节一样：它自己的控制器、
+两份讲解和小节列表里的一行。权重 $A$ 的第 $t$ 行是分数 $S$ 第 $t$ 行的 softmax，未来的位置被掩码遮住：
+掩码 $M$ 给每个 $j > t$ 的分数加上 $-\\infty$，所以这些权重恰好是 0，每一行的和仍然是 1。
+学生可以改动分数矩阵、打开或关闭掩码，看权重怎样随之变化；下面的练习问的是全零分数时第 1 行的权重。`, `::: exercise ex-18.9-row
 $S$ 全为 0（$3 \\times 3$），使用因果掩码时，$A[1, 0]$ 是多少？
 ::: hint
 第 1 行只看得到位置 0 和 1，两者分数相同。

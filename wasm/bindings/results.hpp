@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/diagnose.hpp"
 #include "attn/gpt.hpp"
 
 namespace attn::wire {
@@ -305,6 +306,51 @@ template <> inline Type result_type<GptGradcheck>() {
     return object({field("passed", boolean()), field("maxAbsError", number()), field("params", number()),
                    field("inputs", inputs_type(), "per parameter tensor, by its name")});
 }
+// a list of names
+inline void write(Writer& w, const std::vector<std::string>& names) {
+    w.begin_list();
+    for (const auto& n : names) w.string(n);
+    w.end_list();
+}
+template <> inline Type result_type<std::vector<std::string>>() { return returns::array(returns::string()); }
+
+// "Check my numbers" (attn/diagnose.hpp)
+inline void write(Writer& w, const Diagnosis& d) {
+    auto index = [](const std::vector<std::size_t>& v) { return std::vector<double>(v.begin(), v.end()); };
+    w.begin().key("verdict").string(d.verdict).key("level").string(match_level_name(d.level));
+    w.key("mistakes");
+    write(w, d.mistakes);
+    w.key("sameAsCorrect");
+    write(w, d.same_as_correct);
+    w.key("expected").tensor(d.expected).key("shape").numbers(index(d.shape)).key("shapeNote").string(d.shape_note);
+    if (d.verdict != "shape") {
+        w.key("diff").tensor(d.diff).key("maxDiff").number(d.max_diff);
+        if (!d.first_wrong.empty()) w.key("firstWrong").numbers(index(d.first_wrong));
+    }
+    w.key("candidates").begin_list();
+    for (const auto& c : d.candidates)
+        w.begin().key("id").string(c.id).key("level").string(match_level_name(c.level)).key("maxDiff").number(c.max_diff)
+            .key("distinct").boolean(c.distinct).end();
+    w.end_list().end();
+}
+template <> inline Type result_type<Diagnosis>() {
+    using namespace returns;
+    const Type level = one_of({literal("none"), literal("float64"), literal("float32"), literal("printed")});
+    return object({
+        field("verdict", one_of({literal("correct"), literal("mistake"), literal("unknown"), literal("shape")})),
+        field("level", level, "how close the student's tensor is to the right result"),
+        field("mistakes", array(string()), "the known mistakes it matches"),
+        field("sameAsCorrect", array(string()), "mistakes these inputs cannot tell from the right result"),
+        field("expected", tensor(), "the core's result"),
+        field("shape", numbers(), "the student's shape"),
+        field("shapeNote", one_of({literal(""), literal("transposed"), literal("leading_ones")})),
+        optional("diff", tensor(), "student - expected, in the expected shape"),
+        optional("maxDiff", number()),
+        optional("firstWrong", numbers(), "the first cell outside float32 and printed precision"),
+        field("candidates", array(object({field("id", string()), field("level", level), field("maxDiff", number()), field("distinct", boolean())}))),
+    });
+}
+
 // {code, message, params}: what JS throws (attn/errors.hpp)
 void write(Writer& w, const Error& e);
 

@@ -151,6 +151,12 @@ const std::vector<Entry>& entries() {
          Role::method},
         {"dispose", {model()}, {}, "Frees the model (twice is harmless).",
          [](const Args& a, Writer& w) { models.erase(int(a.number(0))); w.begin().end(); }, returns::nothing(), Role::release},
+        // Check my numbers
+        {"diagnose", {string("check"), tensor("student"), opts()}, reads(diagnose_option_set()),
+         "A student's tensor against the core's result for the check's inputs and against each known mistake, computed by the core.",
+         RUN(diagnose(a.text(0), a.tensor(1), a.options(2)))},
+        {"diagnoseMistakes", {string("check")}, {}, "The mistakes a check of diagnose knows, in the order they are tried.",
+         RUN(diagnose_mistakes(a.text(0)))},
         {"gptGradcheck", {number("seed", 0)}, {}, "Whole-GPT gradient check on a tiny configuration.", RUN(gpt_gradcheck(a.number(0)))},
         {"memoryStats", {}, {}, "Heap in use and memory size of the instance: for leak tests and the curious.", RUN(memory_stats())},
     };

@@ -8,7 +8,9 @@
 #include "attn/diagnose.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
@@ -154,12 +156,13 @@ std::vector<Candidate> average_candidates(const DiagnoseInputs& in) {
 
 std::vector<Candidate> softmax_candidates(const DiagnoseInputs& in) {
     const Tensor& s = in.scores;
-    // a causal mask acts on two axes
-    if (s.dimension() != 0) detail::require_rank({kFn, "inputs.scores"}, s, 2, 4, "(..., T, T)");
     auto way = [&](SoftmaxWay w) { return [&s, w] { return softmax_way(s, w); }; };
     auto always = [] { return true; };
     return {
-        {"correct", always, way({})},
+        {"correct", always, [&s] {
+             detail::require_rank({kFn, "opts.scores"}, s, 2, 4, "(..., T, T)");   // a causal mask acts on two axes
+             return softmax_way(s, {});
+         }},
         {"mask_after", always, way({true, 0, MaskOrder::After, -1})},
         {"no_mask", always, way({false, 0, MaskOrder::Before, -1})},
         {"softmax_over_queries", always, way({true, 0, MaskOrder::Before, -2})},
@@ -211,6 +214,7 @@ std::vector<Candidate> positions_candidates(const DiagnoseInputs& in) {
     };
     return {
         {"correct", [] { return true; }, [&in, mha] {
+             detail::require_rank({kFn, "opts.x"}, in.x, 3, 3, "(B, T, C)");
              const Shape want{in.x.shape()[1], in.x.shape()[2]};
              if (shape_of(in.pos) != want)
                  throw Error(ErrorCode::shape_mismatch, {{"fn", kFn}, {"arg", "inputs.pos"}, {"layout", "(T, C)"}, {"expectedShape", want},
@@ -309,10 +313,13 @@ std::pair<MatchLevel, double> compare(const Tensor& s, const Tensor& res, const 
         if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) return {MatchLevel::None, std::nan("")};
         worst = std::max(worst, d);
         const double scale = 1.0 + std::abs(b);
-        if (d <= 1e-10 * scale) continue;
-        if (d <= 2e-5 * scale) { if (level == MatchLevel::Float64) level = MatchLevel::Float32; continue; }
-        if (d <= res.flat(i) * (1 + 1e-9) + 2e-5 * scale) { level = MatchLevel::Printed; continue; }
-        level = MatchLevel::None;
+        // the loosest level any cell needs: float64, then float32, then the printed precision
+        const MatchLevel cell = d <= 1e-10 * scale                               ? MatchLevel::Float64
+                                : d <= 2e-5 * scale                              ? MatchLevel::Float32
+                                : d <= res.flat(i) * (1 + 1e-9) + 2e-5 * scale ? MatchLevel::Printed
+                                                                                 : MatchLevel::None;
+        if (cell == MatchLevel::None || level == MatchLevel::None) level = MatchLevel::None;
+        else if (int(cell) > int(level)) level = cell;
     }
     return {level, worst};
 }

@@ -17,7 +17,8 @@
 //                          `section` (their text in the section's lessons); mounted after the lab
 //   destroy()              optional: release what the view holds (a worker) when the section is removed
 //   pytorch(state, result) optional: the PyTorch program of what is on screen (pytorch-programs.js), for
-//                          the "Show as PyTorch" panel (widgets/pytorch-panel.js); called only while it is open
+//                          the "Show as PyTorch" panel (widgets/pytorch-panel.js); called only while it is open;
+//                          the panel's notebook checks the numbers notebook-values.js takes from the result
 // Every change goes the same way: update state (kept inside its limits), serialize it to the URL,
 // sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
 // core's error, in the page's language (messages.js), appears beside the widget that owns it, or
@@ -103,7 +104,7 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
     return widget;
   }));
   const view = controller.build(ctx);
-  const panel = view.pytorch ? pytorchPanel({ t }) : null;
+  const panel = view.pytorch ? pytorchPanel({ t, notebook: spec.loadLessonText && { id: spec.id, lang, loadLesson: spec.loadLessonText[lang] } }) : null;
 
   /** The visible widget that owns a core error, or undefined. */
   function ownerOf(e) {
@@ -133,7 +134,7 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
     if (el.classList.contains('has-error')) el.classList.remove('has-error');
     view.paint(result, state);
     const painted = state;
-    panel?.update(() => view.pytorch(painted, result));
+    panel?.update(() => view.pytorch(painted, result), { state: painted, result });
   }
 
   lab.append(h('div.section-tools', {}, stateFileTools(el, spec, schema, t, () => state, (next) => ctx.set(next)),

@@ -58,6 +58,12 @@ struct Diagnosis {
 // (`resolution`, the same number of values as `student`, or empty: the values are exact).
 Diagnosis diagnose(const std::string& check, const DiagnoseInputs& in, const Tensor& student, const Tensor& resolution);
 
+// The same with everything in options, as JS calls it: core.diagnose(check, student, opts), opts
+// holding the check's inputs by name (x, wq, wk, wv, heads, causal, memory; scores; pos; q, k, v,
+// gradOut), `quantity` (attention) or `gradient` (sdpaBackward) and the student's `resolution` (parse-tensor.js gives it).
+Diagnosis diagnose(const std::string& check, const Tensor& student, const Options& opts);
+const OptionSet& diagnose_option_set();
+
 // The mistakes a check knows, in the order they are tried.
 const std::vector<std::string>& diagnose_mistakes(const std::string& check);
 

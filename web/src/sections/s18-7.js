@@ -47,7 +47,7 @@ const strings = {
   },
 };
 
-const SAMPLES = 2000;   // dropout samples behind the mean row sums
+export const SAMPLES = 2000;   // dropout samples behind the mean row sums
 
 // the attention that gradcheck, the reference and dropout look at, and the probe's model, drawn by the core
 const qkvOf = (s, core) => ({ q: core.randn([1, s.T, 2], s.seed + 10), k: core.randn([1, s.T, 2], s.seed + 11), v: core.randn([1, s.T, 2], s.seed + 12) });
