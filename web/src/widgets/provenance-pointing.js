@@ -1,4 +1,4 @@
-// How a reader points at a cell for the provenance panel (widgets/provenance.js): the pointer, a
+// How a reader points at a cell for the provenance panel (widgets/provenance.js): the pointer moving, a
 // tap or keyboard focus on an explained figure's table cells (one tab stop per table, the arrow
 // keys move, Escape leaves), and a map drawn on a canvas through its own onPoint hook (heatmap.js).
 import { setAttr } from './dom.js';
@@ -21,7 +21,9 @@ function listen(target, { point, leave }) {
     const p = cellPos(ev.target.closest('td'));
     if (p) point(target, p[0], p[1]);
   };
-  table.addEventListener('mouseover', onPoint);
+  // the pointer's own moves (mousemove), not a mouseover: scrolling the page under a still pointer
+  // sends mouseovers, and the panel would jump to whatever cell scrolled under it
+  table.addEventListener('mousemove', onPoint);
   table.addEventListener('click', onPoint);
   table.addEventListener('focusin', onPoint);
   table.addEventListener('keydown', (ev) => {
@@ -42,7 +44,7 @@ export function pointAt(targets, plain, { point, leave, pointing }) {
   for (const target of targets) listen(target, { point, leave });
   for (const w of plain) {
     const clearOn = (ev) => { if (pointing() && ev.target.closest?.('tbody td')) leave(); };
-    for (const type of ['mouseover', 'click', 'focusin']) w.el.addEventListener(type, clearOn);
+    for (const type of ['mousemove', 'click', 'focusin']) w.el.addEventListener(type, clearOn);
   }
 }
 

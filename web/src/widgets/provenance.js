@@ -134,33 +134,79 @@ function explainCell({ core, fn, inputs, sources, outHead, softmaxDim }, { targe
   return lines;
 }
 
+// The panel while it explains a cell: under the figures pointed at, over what follows them
+// (style.css: out of the flow, so the page does not move): under the line of its row the pointed
+// figure is on (a row wraps; on a phone each figure is a line), and under the figures of that row
+// whose cells are outlined; so it never covers the cell or the cells it came from.
+//   floatingPanel(el, home) -> {under(figure), home()}   home(): back where the section put it
+function floatingPanel(el, home) {
+  let anchor = null, lab = null;   // the figure pointed at, and the box the panel is placed in
+  function position() {
+    lab = el.offsetParent;
+    if (!anchor || !lab) return;
+    const row = anchor.closest('.row, .product, .slices');
+    const own = (row && [...row.children].find((c) => c.contains(anchor))) || anchor, a = own.getBoundingClientRect();
+    let bottom = a.bottom;
+    for (const c of row?.children ?? []) {
+      const r = c.getBoundingClientRect();
+      if (c !== el && r.height && ((r.top < a.bottom && r.bottom > a.top) || c.querySelector('[data-prov]'))) bottom = Math.max(bottom, r.bottom);
+    }
+    el.style.top = `${Math.round(bottom - lab.getBoundingClientRect().top - lab.clientTop + 6)}px`;
+    // a section draws nothing past its own edge (content-visibility): a panel longer than what
+    // follows its row makes the lab that much longer, below everything pointed at
+    const section = lab.closest('.lab-section') ?? lab;
+    lab.style.paddingBottom = '';
+    const over = Math.ceil(el.getBoundingClientRect().bottom + 8 - section.getBoundingClientRect().bottom);
+    if (over > 0) lab.style.paddingBottom = `${over}px`;
+  }
+  const follow = typeof ResizeObserver === 'function' ? new ResizeObserver(() => { if (el.dataset.quantity) position(); }) : null;
+  return {
+    under(figure) {
+      const narrow = window.matchMedia?.('(max-width: 700px)').matches;
+      const host = (!narrow && figure.closest('.row, .product, .slices')) || figure;
+      if (el.previousElementSibling !== host) host.after(el);   // next in the reading and tab order
+      if (anchor !== figure) { follow?.disconnect(); anchor = figure; follow?.observe(el.offsetParent ?? document.body); }
+      position();
+    },
+    home() {
+      el.style.top = '';
+      if (lab) lab.style.paddingBottom = '';
+      if (el.parentNode !== home) home.append(el);
+      follow?.disconnect();
+      anchor = null;
+    },
+  };
+}
+
 export function provenance({ lang, core, fn, inputs, sources, targets, plain = [], symbols = {}, scale = null, outHead = null, softmaxDim = null }) {
   const t = makeT(lang, strings, {});
   const hint = () => h('p.prov-hint', {}, t('provHint'));
   const body = h('div.prov-body', {}, hint());
-  const el = h('div.provenance', { 'aria-live': 'polite', 'data-fn': fn }, h('p.prov-title', {}, h('strong', {}, t('provTitle'))), body);   // not a landmark: one per section, all with the same title
+  const title = () => h('p.prov-title', {}, h('strong', {}, t('provTitle')));
+  const el = h('div.provenance', { 'aria-live': 'polite', 'data-fn': fn }, title(), body);   // not a landmark: one per section, all with the same title
+  // where the section put it: the title and the hint, always there (in the flow; the explanation
+  // floats over the page, so pointing at a cell moves nothing), and the panel while nothing is explained
+  const home = h('div.prov-home', {}, title(), hint(), el);
   const section = { core, fn, inputs, sources, outHead, softmaxDim };
   const marks = cellMarks();
   let state = null;      // the section's state for explain's inputs
   let current = null;    // {target, quantity, at, i, j}
   let expanded = false;  // long sums shown whole
 
-  // beside the figure pointed at, so that it never covers the cell: after its row, or on a phone
-  // (figures stacked) right after the figure
+  const floating = floatingPanel(el, home);
   function place(target, lines, quantity, at) {
     body.replaceChildren(...lines.filter(Boolean));
     el.dataset.quantity = quantity;
     el.dataset.at = at.join(',');
-    const narrow = window.matchMedia?.('(max-width: 700px)').matches;
-    const host = (!narrow && target.widget.el.closest('.row')) || target.widget.el;
-    if (el.previousElementSibling !== host) host.after(el);
+    floating.under(target.widget.el);
   }
-  // back to the hint, nothing outlined: a cell with nothing to explain never keeps another's
+  // back to the hint, nothing outlined, the panel home: a cell with nothing to explain never keeps another's
   function reset() {
     marks.clear();
     body.replaceChildren(hint());
     delete el.dataset.quantity;
     delete el.dataset.at;
+    floating.home();
   }
   const more = () => { expanded = !expanded; render(); };
 
@@ -197,7 +243,7 @@ export function provenance({ lang, core, fn, inputs, sources, targets, plain = [
     if (current) render();
   }
 
-  return { el, update, point: (index, i, j) => point(targets[index], i, j) };
+  return { el: home, panel: el, update, point: (index, i, j) => point(targets[index], i, j) };
 }
 
 /** The lessons' phrase (18.1–18.3, 18.6): position t of a text is its token t. */

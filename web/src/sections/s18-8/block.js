@@ -116,8 +116,8 @@ export function blockStepThrough(ctx, train, { maps, mapWidgets }) {
   const prov = explainer(ctx, train, block, mapWidgets);
   const provNote = h('p.note.block-prov', {}, t('blockProv'));
   steps.extra.append(provNote, prov.el);
-  // the panel moves below the map pointed at; show it there whatever the step-through's stage
-  for (const ev of ['mouseover', 'click', 'focusin']) maps.addEventListener(ev, () => showStage(ctx.state));
+  // the panel goes under the map pointed at; show it there whatever the step-through's stage
+  for (const ev of ['mousemove', 'click', 'focusin']) maps.addEventListener(ev, () => showStage(ctx.state));
   let computed = null, painted = null;   // the head's Q Kᵀ and M, and the ones on screen
 
   /** The figures the current stage reads and makes, and nothing else of the block. */
@@ -128,7 +128,8 @@ export function blockStepThrough(ctx, train, { maps, mapWidgets }) {
     traceWaiting.hidden = !stage || traced;
     // the explanation only where a cell of S or A can be pointed at, or below a small map
     provNote.hidden = !traced || !names.some((n) => n === 'b-s' || n === 'b-a');
-    prov.el.hidden = provNote.hidden && !maps.contains(prov.el);
+    prov.el.hidden = provNote.hidden;   // its home (the title and hint) beside S and A
+    prov.panel.hidden = provNote.hidden && !maps.contains(prov.panel);   // the panel also under a small map
   }
 
   return {
