@@ -163,6 +163,8 @@ TEST_CASE("table: every row runs, reads the options it declares and writes the r
         {"attention", {[&](const Options&) { return std::vector<Arg>{id, std::string("abcd")}; }}},
         {"futureCheck", {[&](const Options& o) { return std::vector<Arg>{id, std::string("abcd"), o}; }}},
         {"blockTrace", {[&](const Options& o) { return std::vector<Arg>{id, std::string("abcd"), o}; }}},
+        {"headPatterns", {[&](const Options& o) { return std::vector<Arg>{id, with({{"windows", 2.0}}, o)}; },
+                          [&](const Options& o) { return std::vector<Arg>{id, with({{"text", std::string("abcd")}}, o)}; }}},
         {"parameters", {[&](const Options&) { return std::vector<Arg>{id}; }}},
         {"gptGradcheck", {[&](const Options&) { return std::vector<Arg>{1.0}; }}},
         {"memoryStats", {[&](const Options&) { return std::vector<Arg>{}; }}},

@@ -191,7 +191,9 @@ inline void write(Writer& w, const DropoutStats& s) {
 }
 // the character GPT
 inline void write(Writer& w, const TrainProgress& p) { w.begin().key("loss").number(p.loss).key("step").number(double(p.step)).end(); }
-inline void write(Writer& w, const Evaluation& e) { w.begin().key("train").number(e.train).key("val").number(e.val).end(); }
+inline void write(Writer& w, const Evaluation& e) {
+    w.begin().key("train").number(e.train).key("val").number(e.val).key("trainSe").number(e.train_se).key("valSe").number(e.val_se).end();
+}
 inline void write(Writer& w, const FutureCheck& f) {
     w.begin().key("maxPrefixChange").number(f.max_prefix_change).key("maxFutureChange").number(f.max_future_change);
     w.key("perPosition").numbers(f.per_position).end();
@@ -206,6 +208,50 @@ inline void write(Writer& w, const GptBlockTrace& b) {
     w.key("q").tensor(b.q).key("k").tensor(b.k).key("v").tensor(b.v).key("scores").tensor(b.scores).key("weights").tensor(b.weights);
     w.key("heads").tensor(b.heads).key("proj").tensor(b.proj).key("residual").tensor(b.residual).key("ln2").tensor(b.ln2);
     w.key("fc").tensor(b.fc).key("gelu").tensor(b.gelu).key("fcproj").tensor(b.fcproj).key("out").tensor(b.out).end();
+}
+// one key per pattern (its name), the value value(k) of pattern k
+template <class F>
+void pattern_keys(Writer& w, F value) {
+    for (std::size_t k = 0; k < kPatterns; ++k) w.key(pattern_name(Pattern(k))).number(value(k));
+}
+// {step, windows, T, causal, text, factor, patterns, baseline, rows, heads: [{layer, head, mean, ratio,
+// entropy}], found: {pattern: [{layer, head}]}, strongest: {pattern: {layer, head, mean, ratio}}}:
+// mean, ratio (mean / baseline), baseline and rows by pattern name; baseline and rows also hold the entropy's
+inline void write(Writer& w, const HeadPatterns& hp) {
+    const PatternStats& first = hp.layers.front();   // the rows and baselines are the text's: the same in every layer
+    w.begin().key("step").number(double(hp.step)).key("windows").number(double(hp.windows)).key("T").number(double(hp.T));
+    w.key("causal").boolean(hp.causal).key("text").string(hp.text).key("factor").number(kPatternFactor).key("patterns").begin_list();
+    for (std::size_t k = 0; k < kPatterns; ++k) w.string(pattern_name(Pattern(k)));
+    w.end_list().key("baseline").begin();
+    pattern_keys(w, [&](std::size_t k) { return first.baseline[k]; });
+    w.key("entropy").number(first.entropy_baseline).end().key("rows").begin();
+    pattern_keys(w, [&](std::size_t k) { return double(first.rows[k]); });
+    w.key("entropy").number(double(first.entropy_rows)).end().key("heads").begin_list();
+    for (std::size_t l = 0; l < hp.layers.size(); ++l)
+        for (std::size_t h = 0; h < hp.layers[l].heads; ++h) {
+            const PatternStats& s = hp.layers[l];
+            w.begin().key("layer").number(double(l)).key("head").number(double(h)).key("mean").begin();
+            pattern_keys(w, [&](std::size_t k) { return s.mean[h][k]; });
+            w.end().key("ratio").begin();
+            pattern_keys(w, [&](std::size_t k) { return s.mean[h][k] / s.baseline[k]; });
+            w.end().key("entropy").number(s.entropy[h]).end();
+        }
+    w.end_list().key("found").begin();
+    for (std::size_t k = 0; k < kPatterns; ++k) {
+        w.key(pattern_name(Pattern(k))).begin_list();
+        for (std::size_t l = 0; l < hp.layers.size(); ++l)
+            for (std::size_t h = 0; h < hp.layers[l].heads; ++h)
+                if (hp.layers[l].shows(h, Pattern(k))) w.begin().key("layer").number(double(l)).key("head").number(double(h)).end();
+        w.end_list();
+    }
+    w.end().key("strongest").begin();
+    for (std::size_t k = 0; k < kPatterns; ++k) {
+        const HeadPatterns::Head s = hp.strongest(Pattern(k));
+        const double mean = hp.layers[s.layer].mean[s.head][k];
+        w.key(pattern_name(Pattern(k))).begin().key("layer").number(double(s.layer)).key("head").number(double(s.head));
+        w.key("mean").number(mean).key("ratio").number(mean / first.baseline[k]).end();
+    }
+    w.end().end();
 }
 inline void write(Writer& w, const GptGradcheck& g) {
     w.begin().key("passed").boolean(g.passed).key("maxAbsError").number(g.max_abs_error).key("params").number(double(g.params)).key("inputs");
