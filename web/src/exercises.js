@@ -10,6 +10,13 @@
 //                               other mask order, ...); an answer matching one gets its diagnosis
 //   tolerance                   how close counts as equal: the precision a person types (5e-3), or
 //                               0 where the answer is exact (shapes, 0)
+//   unmet: [{id, when(core, res)}]
+//                               optional: conditions under which the exercise cannot be answered yet
+//                               (the model on the page has not learned what it asks about); the
+//                               first that holds is the diagnosis, whatever the answer
+//   live                        true: the answer is read off the model on the page (res.model, set by
+//                               18.8's controller: {patterns()}, the core's last measurement of its
+//                               heads, model.headPatterns), so a worksheet has no key for it
 // A choice exercise has its own check(core, value) -> {correct, expected, misconception}.
 import { tensor } from '../../wasm/js/index.js';
 import { fmt } from './format.js';
@@ -20,6 +27,8 @@ const close = (core, answer, expected, tol) => core.maxAbsDiff(tensor(answer), t
 
 /** The check of a typed exercise: right, a known misconception, or just wrong. */
 export function checkTyped(def, core, answer, res) {
+  const unmet = (def.unmet ?? []).find((u) => u.when(core, res));
+  if (unmet) return { correct: false, expected: null, misconception: unmet.id };
   const want = def.expected(core, res);
   const tol = def.tolerance ?? TYPED;
   if (close(core, answer, want, tol)) return { correct: true, expected: show(want), misconception: null };
@@ -51,6 +60,12 @@ function score184(core, scale) {
 function crossShape(core, { heads = 4, tout = 3, tin = 7 } = {}) {
   const w = { wq: core.randn([4, 8], 1), wk: core.randn([4, 8], 2), wv: core.randn([4, 8], 3), heads };
   return core.multiHeadAttention(core.randn([2, tout, 4], 4), { ...w, memory: core.randn([2, tin, 4], 5) }).weights.shape;
+}
+// 18.8: the head that puts the most weight on the previous character, by the core's measurement of
+// the model on the page: [layer, head, its mean weight (or its ratio to the uniform head)]
+function strongest(model, key) {
+  const s = model.patterns().strongest.previous;
+  return [s.layer, s.head, s[key]];
 }
 // chapter exercise 1: scores [0, ln 2, 0] over values 2, 4, 10
 function chapter1(core, scores) {
@@ -137,6 +152,17 @@ export const exercises = [
       model.dispose();
       return [measured];
     },
+  },
+  {
+    // read off the tour of the model on the page: its strongest previous-character head, as the core
+    // measured it (layer, head, mean weight); the measurement is the one on screen
+    id: 'ex-18.8-previous', section: '18.8', live: true,
+    inputs: [{ zh: '层', en: 'layer' }, { zh: '头', en: 'head' }, { zh: '平均权重', en: 'mean weight' }],
+    unmet: [{ id: 'untrained', when: (core, { model }) => !model?.patterns()?.found.previous.length }],
+    expected: (core, { model }) => strongest(model, 'mean'),
+    misconceptions: [
+      { id: 'ratio', value: (core, { model }) => strongest(model, 'ratio') },   // × the uniform head instead of the weight
+    ],
   },
   // The chapter's three exercises.
   {
