@@ -134,6 +134,7 @@ export function headTour(ctx) {
     all.querySelector('.tour-all-wrap').replaceChildren(allTable(t, p));
   }
 
+  show();   // nothing measured yet: only the status
   return {
     els: [h('h3', {}, t('tourTitle')), h('p.note', {}, t('tourIntro')), status, controls, guess.el, result],
     /** The measurement of the model on screen (a new model clears the guesses: they were about the old one). */
