@@ -20,13 +20,17 @@ export default defineConfig(({ mode }) => {
       assetsInlineLimit: single ? Number.MAX_SAFE_INTEGER : 4096,
       chunkSizeWarningLimit: 2000,
       // the lessons of each language a chunk of their own (virtual:lab-sections imports them on
-      // demand), so a page fetches one language's; the section controllers stay one chunk with
-      // the widgets they share, fetched with the entry: one chunk per section measured slower to
-      // interactive here (more modules to compile on the main thread; docs/performance.md)
+      // demand), so a page fetches one language's; their Markdown for the notebooks (?notebook)
+      // a chunk per language, fetched only for a notebook; the section controllers (every module of
+      // web/src/sections/, whatever its name) stay one chunk with the widgets they share, imported
+      // by the entry: one chunk per section measured slower to interactive here (more modules to
+      // compile on the main thread; docs/performance.md)
       ...(single ? {} : { rolldownOptions: { output: { codeSplitting: { groups: [
+        { name: 'notebook-text-zh', test: /[\\/]lessons[\\/]zh[\\/][^\\/]*\.md\?notebook$/ },
+        { name: 'notebook-text-en', test: /[\\/]lessons[\\/]en[\\/][^\\/]*\.md\?notebook$/ },
         { name: 'lessons-zh', test: /[\\/]lessons[\\/]zh[\\/]/ },
         { name: 'lessons-en', test: /[\\/]lessons[\\/]en[\\/]/ },
-        { name: 'sections', test: /[\\/]web[\\/]src[\\/]sections[\\/]s18-/ },
+        { name: 'sections', test: /[\\/]web[\\/]src[\\/]sections[\\/]/ },
       ] } } } }),
     },
     worker: { format: 'iife' },   // classic workers: module workers from blob: URLs fail on file:// pages

@@ -2,9 +2,11 @@
 # Install what the lab needs and is missing; idempotent. Debian packages with apt-get (as root;
 # otherwise print the exact command and stop), npm packages from package-lock.json.
 #   scripts/bootstrap.sh          everything (npm start, npm run bench)
-#   scripts/bootstrap.sh build    what the builds need (compilers, xtensor, doctest, Emscripten) and the npm packages
-#   scripts/bootstrap.sh rest     what only the later test stages need (browsers, clang's sanitizers and
-#                                 libFuzzer, PyTorch): npm test installs these in the background while it builds
+#   scripts/bootstrap.sh build    what the builds need (compilers, clang's sanitizers and libFuzzer, xtensor,
+#                                 doctest, Emscripten) and the npm packages
+#   scripts/bootstrap.sh rest     what only the test suites in Node and the browsers need (the browsers,
+#                                 PyTorch, Jupyter's nbformat, nbclient and ipykernel): npm test installs
+#                                 these in the background while it builds
 set -euo pipefail
 cd "$(dirname "$0")/.."
 group=${1:-all}
@@ -18,13 +20,16 @@ declare -A build=(
   [emscripten]=/usr/bin/em++
   [xtensor-dev]=/usr/include/xtensor/xarray.hpp
   [doctest-dev]=/usr/include/doctest/doctest.h
+  [clang-14]=/usr/bin/clang++-14   # the sanitized build and the fuzz targets (emscripten brings it too)
+  [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 )
 declare -A rest=(
   [chromium]=/usr/bin/chromium
   [firefox-esr]=/usr/bin/firefox-esr
-  [clang-14]=/usr/bin/clang++-14
-  [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
   [python3-torch]=/usr/lib/python3/dist-packages/torch/__init__.py   # the tests' PyTorch reference (/usr/bin/python3)
+  [python3-nbformat]=/usr/lib/python3/dist-packages/nbformat/validator.py   # the notebooks' schema check (tests/node/notebook_runner.py)
+  [python3-nbclient]=/usr/lib/python3/dist-packages/nbclient/client.py      # runs the notebooks
+  [python3-ipykernel]=/usr/lib/python3/dist-packages/ipykernel_launcher.py  # their python3 kernel
 )
 missing=()
 if [[ $group == all || $group == build ]]; then

@@ -2,7 +2,7 @@
 # Build the attention core natively (library, doctest suite, golden generator), as a
 # WebAssembly module (wasm/js/gen/attn_core.{js,wasm}), and the static site (dist/, with the
 # single-file build dist/attention-lab.html, the SCORM packages dist/attention-lab-scorm{12,2004}.zip
-# and the web component dist/element/).
+# and the web component dist/element/), and the TypeScript declarations (scripts/gen-types.mjs).
 # Usage: scripts/build.sh [native|wasm|web|all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +33,8 @@ if [[ $what == web || $what == all ]]; then
   # The <attention-lab> web component: dist/element/attention-lab.js, its .wasm and fonts in dist/element/assets/.
   npx --no-install vite build --mode element --logLevel warn
   echo "build: dist/element/attention-lab.js"
+  # The package's TypeScript declarations, from the core's table and the list of sections
+  node scripts/gen-types.mjs
 
   # SCORM packages for learning platforms: the single file and a manifest (scripts/scorm.mjs)
   node scripts/scorm.mjs

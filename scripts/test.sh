@@ -2,14 +2,17 @@
 # `npm test`: every suite, each a stage timed on its own; at the end a table of the stages (wall
 # time, result) and of the slowest tests. Fails if any stage fails (the later ones still run).
 #   bootstrap, build           scripts/bootstrap.sh build, scripts/build.sh all (native, WASM, the site);
-#                              meanwhile `scripts/bootstrap.sh rest` installs the browsers, clang and
-#                              PyTorch in the background (its log: build/test-report/bootstrap-rest.log)
+#                              meanwhile `scripts/bootstrap.sh rest` installs the browsers and PyTorch
+#                              in the background (its log: build/test-report/bootstrap-rest.log)
 #   bootstrap-rest             waits for that install, before the first stage that needs it
 #   native                     the doctest suite through ctest, each case a CTest test
 #   consumer                   tests/cmake-consumer: a CMake project using the installed core (find_package(attn))
+#   ts-consumer                tests/ts-consumer: a TypeScript project installing the `npm pack` tarball,
+#                              compiled by tsc (strict) against the generated declarations, then run
 #   mutants                    scripts/mutants.mjs: every planted slip must fail the native suite
 #   sanitize                   the suite under ASan + UBSan (clang), from the build the fuzz targets share
 #   fuzz                       scripts/fuzz.sh 3: each libFuzzer target for 3 s from the kept corpus
+#                              (these three run in the background, beside node ... bench)
 #   node                       the WASM module and the page's modules in Node (node --test tests/node)
 #   chromium                   the built page in headless Chromium (node --test tests/web)
 #   firefox                    a smoke suite of the page in Firefox ESR (node --test tests/firefox)
@@ -20,6 +23,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=build/test-report
 rm -rf "$out" && mkdir -p "$out"
+date +%s%N >"$out/started"   # the closing table's wall time (stages overlap)
 jobs=$(nproc 2>/dev/null || echo 2)
 concurrency=${TEST_CONCURRENCY:-1}
 status=0
@@ -75,6 +79,18 @@ consumer() {
     ! grep -q 'attnTargets' build/consumer-sub/attn/cmake_install.cmake; } >"$log" 2>&1 || { cat "$log"; return 1; }
   build/consumer/consumer
 }
+# the package as a user installs it: `npm pack`, installed (offline: it has no dependencies) into a
+# copy of tests/ts-consumer, compiled with tsc (strict; its expect-error lines must fail) and run
+ts_consumer() {
+  local dir=build/ts-consumer log=$out/ts-consumer.log
+  rm -rf "$dir" && mkdir -p "$dir"
+  { npm pack --silent --pack-destination "$dir" &&
+    cp tests/ts-consumer/package.json tests/ts-consumer/tsconfig.json tests/ts-consumer/*.ts "$dir/" &&
+    (cd "$dir" && npm install --offline --no-audit --no-fund --no-package-lock ./attention-lab-*.tgz) &&
+    node_modules/.bin/tsc -p "$dir" &&
+    node "$dir/out/main.js"; } >"$log" 2>&1 || { cat "$log"; return 1; }
+  tail -n 1 "$log"
+}
 sanitized() {
   bash scripts/fuzz.sh --build-only &&
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_ctest sanitize build/sanitize -E '^training: '
@@ -89,6 +105,15 @@ bootstrap_rest() {
   return $rc
 }
 
+# mutants, sanitize and fuzz compile and run C++ only: they run beside the suites in Node and the
+# browsers, which leave a core idle much of the time (waiting for frames, the worker, the page's
+# timers), and their output is shown once they are done
+native_checks() {
+  stage mutants node scripts/mutants.mjs
+  stage sanitize sanitized
+  stage fuzz bash scripts/fuzz.sh 3
+}
+
 if stage bootstrap bash scripts/bootstrap.sh build; then
   bash scripts/bootstrap.sh rest >"$out/bootstrap-rest.log" 2>&1 &
   rest_pid=$!
@@ -96,18 +121,27 @@ fi
 if ((status == 0)) && stage build bash scripts/build.sh all; then
   stage native native
   stage consumer consumer
-  stage mutants node scripts/mutants.mjs
+  stage ts-consumer ts_consumer
+  native_checks >"$out/native-checks.log" 2>&1 &
+  checks_pid=$!
   if stage bootstrap-rest bootstrap_rest; then
-    stage sanitize sanitized
+    stage node node_suite node tests/node/
+    stage chromium node_suite chromium tests/web/
+    stage firefox node_suite firefox tests/firefox/
+    stage bench bash scripts/bench.sh --smoke
   fi
-  stage fuzz bash scripts/fuzz.sh 3
-  stage node node_suite node tests/node/
-  stage chromium node_suite chromium tests/web/
-  stage firefox node_suite firefox tests/firefox/
-  stage bench bash scripts/bench.sh --smoke
+  # a background stage killed before it wrote its row fails the run too
+  wait "$checks_pid" || status=1
+  for name in mutants sanitize fuzz; do
+    grep -q "^$name"$'\t' "$out/stages.tsv" || { echo "test: the $name stage did not finish" >&2; status=1; }
+  done
+  echo "== mutants, sanitize, fuzz (they ran beside the stages above)"
+  cat "$out/native-checks.log"
 else
   echo "test: the set-up failed; nothing was tested" >&2
   [[ -n ${rest_pid:-} ]] && wait "$rest_pid"
 fi
+# a stage that failed in the background sets no variable here: read every result from the table
+awk -F'\t' '$3 != 0 { bad = 1 } END { exit bad }' "$out/stages.tsv" || status=1
 node scripts/test-report.mjs "$out"
 exit $status

@@ -10,7 +10,9 @@
 //                          exercise's misconception MID (web/src/exercises.js computes its value)
 //   :::                    end of the block
 // The first line is the title: `# 18.1 ...`. The module exports
-// {title, html, exercises: {ID: {prompt, hint, solution, wrong: {MID: html}}}}.
+// {title, html, exercises: {ID: {prompt, hint, solution, wrong: {MID: html}}}}; imported as
+// `<lesson>.md?notebook` it exports {title, markdown}, the lesson's Markdown without its exercises
+// (a section's notebook, web/src/notebook.js, opens with it).
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import MarkdownIt from 'markdown-it';
@@ -21,14 +23,37 @@ import { LANGS } from './src/i18n.js';
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(katex.default ?? katex, {
   throwOnError: true,
 });
+// Punctuation right after inline math ("$x$，", "$d$.") stays on the math's line: the formula's last
+// piece (KaTeX's last .base, after which a line may break) goes in a span that does not wrap
+// (style.css .katex-end), ended by a word joiner (U+2060); together they keep Chromium from breaking
+// between the formula and a comma, a colon or a semicolon. The formula can still break inside, and
+// the punctuation stays plain text after it (the span is in KaTeX's aria-hidden part).
+const PUNCTUATION = /^[，。、；：！？）》」』,.;:!?)]/;
+const LAST_BASE = '<span class="base">', CLOSE = '</span></span>';   // the last .base, then .katex-html's and .katex's ends
+const inlineMath = md.renderer.rules.math_inline;
+md.renderer.rules.math_inline = (tokens, idx, ...rest) => {
+  const html = inlineMath(tokens, idx, ...rest), next = tokens[idx + 1];
+  if (next?.type !== 'text' || !PUNCTUATION.test(next.content)) return html;
+  const from = html.lastIndexOf(LAST_BASE), to = html.length - CLOSE.length;
+  if (from < html.indexOf('class="katex-html"') || !html.endsWith(CLOSE)) throw new Error(`unexpected KaTeX markup: ${html.slice(0, 80)}`);
+  return `${html.slice(0, from)}<span class="katex-end">${html.slice(from, to)}\u2060</span>${html.slice(to)}`;
+};
 
 const TITLE = /^# (.+)\n/;   // a lesson's first line
+const EXERCISE = /^::: exercise ([\w.-]+)\n([\s\S]*?)^:::\s*$/gm;   // an exercise block
+
+/** A lesson's title and its Markdown without the exercise blocks (for the notebooks). */
+export function lessonText(source, file = 'lesson') {
+  const head = TITLE.exec(source);
+  if (!head) throw new Error(`${file}: the first line must be the title, '# ...'`);
+  return { title: head[1].trim(), markdown: source.slice(head[0].length).replace(EXERCISE, '').replace(/\n{3,}/g, '\n\n').trim() };
+}
 
 export function renderLesson(source, file = 'lesson') {
   const exercises = {};
   const head = TITLE.exec(source);
   if (!head) throw new Error(`${file}: the first line must be the title, '# ...'`);
-  const body = source.slice(head[0].length).replace(/^::: exercise ([\w.-]+)\n([\s\S]*?)^:::\s*$/gm, (_, id, block) => {
+  const body = source.slice(head[0].length).replace(EXERCISE, (_, id, block) => {
     const parts = { prompt: '', hint: '', solution: '' };
     const wrong = {};
     let append = (line) => { parts.prompt += line; };
@@ -59,18 +84,24 @@ export default function lessonsPlugin() {
   return {
     name: 'attention-lab-lessons',
     transform(code, id) {
-      if (!id.endsWith('.md') || !id.includes('/lessons/')) return null;
+      if (!id.includes('/lessons/')) return null;
+      if (id.endsWith('.md?notebook')) return { code: `export default ${JSON.stringify(lessonText(code, id))};`, map: null };
+      if (!id.endsWith('.md')) return null;
       return { code: `export default ${JSON.stringify(renderLesson(code, id))};`, map: null };
     },
   };
 }
 
 // `virtual:lab-sections`: the sections of web/src/sections/index.js, in order, each with its
-// lessons' titles and loaders of its controller and of its lesson in one language:
-//   [{id, prefix, module, titles: {zh, en}, loadController: () => import(...) | null,
-//     loadLesson: {zh: () => import(...), en: () => import(...)}}]
-// Each is a dynamic import, which vite.config.js groups into chunks (the lessons of each language
-// one chunk, so a page fetches only its language's; docs/performance.md); mount.js's
+// lessons' titles, its controller and loaders of its lesson in each language:
+//   [{id, prefix, module, titles: {zh, en}, controller: {...} | null,
+//     loadLesson: {zh: () => import(...), en: () => import(...)},
+//     loadLessonText: {zh, en} (a section with a controller: its lesson's ?notebook form)}]
+// The controllers are imported as the page starts (the progress needs their exercises at once;
+// vite.config.js keeps them one chunk with the widgets they share, which the entry imports anyway);
+// each lesson (and its ?notebook form) is a dynamic import, which vite.config.js groups into
+// chunks (the lessons of each language one chunk, so a page fetches only its language's;
+// docs/performance.md); mount.js's
 // loadSections() resolves them. The single-file and element builds inline every chunk. A listed
 // file that does not exist fails the build, naming it.
 export function labSections() {
@@ -81,18 +112,20 @@ export function labSections() {
     resolveId: (id) => (id === ID ? RESOLVED : null),
     load(id) {
       if (id !== RESOLVED) return null;
-      const file = (path) => {
+      const file = (path, query = '') => {
         if (!existsSync(root + path)) this.error(`web/src/sections/index.js lists ${path}, which does not exist`);
         this.addWatchFile(root + path);
-        return `() => import(${JSON.stringify(root + path)}).then((m) => m.default)`;
+        return JSON.stringify(root + path + query);
       };
-      const entries = SECTIONS.map((s) => {
-        const controller = s.module ? file(`web/src/sections/${s.module}`) : 'null';
+      const imports = [];
+      const entries = SECTIONS.map((s, i) => {
+        if (s.module) imports.push(`import controller${i} from ${file(`web/src/sections/${s.module}`)};`);
         const titles = Object.fromEntries(LANGS.map((lang) => [lang, lessonTitle(root + lessonPath(lang, s.id))]));
-        const lessons = LANGS.map((lang) => `${lang}: ${file(lessonPath(lang, s.id))}`);
-        return `{ ...${JSON.stringify({ ...s, titles })}, loadController: ${controller}, loadLesson: { ${lessons.join(', ')} } }`;
+        const lessons = LANGS.map((lang) => `${lang}: () => import(${file(lessonPath(lang, s.id))}).then((m) => m.default)`);
+        const texts = s.module ? `, loadLessonText: { ${LANGS.map((lang) => `${lang}: () => import(${file(lessonPath(lang, s.id), '?notebook')}).then((m) => m.default)`).join(', ')} }` : '';
+        return `{ ...${JSON.stringify({ ...s, titles })}, controller: ${s.module ? `controller${i}` : 'null'}, loadLesson: { ${lessons.join(', ')} }${texts} }`;
       });
-      return `export default [\n${entries.join(',\n')}\n];\n`;
+      return `${imports.join('\n')}\nexport default [\n${entries.join(',\n')}\n];\n`;
     },
   };
 }

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { serve } from '../web/harness.mjs';
 import * as ref from '../web/reference.mjs';
 import { launch, openPage } from './firefox.mjs';
+import { SECTIONS } from '../../web/src/sections/index.js';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
 let server, firefox;
@@ -26,7 +27,7 @@ const cell = (id, editor, i, j) => `${fig(id, editor)} input[data-row="${i}"][da
 
 async function open(query = '') {
   const r = await openPage(firefox.browser, server.url + query);
-  await r.page.waitForSelector(`${sec('18.7')}, body.embed .lab-section`, { timeout: 20000 });
+  await r.page.waitForSelector(`${sec(SECTIONS.at(-1).id)}, body.embed .lab-section`, { timeout: 20000 });   // every section in place
   // the whole page builds the labs out of view after its first paint (mount.js, lazy)
   await r.page.waitForFunction(() => document.body.classList.contains('embed')
     || performance.getEntriesByName('attention-lab:mounted').length > 0, { timeout: 30000 });
@@ -75,7 +76,7 @@ const perm5 = async (page) => (await page.$eval(`${sec('18.5')} .perm`, (e) => e
 
 test('every section renders in Chinese and computes its defaults; console errors are collected and there are none', async () => {
   const { page, errors } = await open();
-  const ids = ['18.1', '18.2', '18.3', '18.4', '18.5', '18.6', '18.7', '18.8', 'exercises'];
+  const ids = SECTIONS.map((s) => s.id);
   const shown = await page.evaluate((ids) => ({
     lang: document.documentElement.lang, title: document.querySelector('header h1')?.textContent,
     lessons: ids.map((id) => document.querySelector(`.lab-section[data-section="${id}"] .lesson`)?.textContent.length ?? 0),
@@ -83,7 +84,7 @@ test('every section renders in Chinese and computes its defaults; console errors
   }), ids);
   assert.equal(shown.lang, 'zh-CN');
   assert.equal(shown.title, '注意力实验室');
-  ids.forEach((id, i) => assert.ok(shown.lessons[i] > (id === 'exercises' ? 20 : 200), `lesson ${id}: ${shown.lessons[i]} characters`));
+  ids.forEach((id, i) => assert.ok(shown.lessons[i] > (SECTIONS[i].module ? 200 : 20), `lesson ${id}: ${shown.lessons[i]} characters`));
   assert.ok(shown.katex > 20, 'math rendered by KaTeX');
   assert.equal(shown.statusErrors, 0);
   const [y1, before2, after2, q3, a3, y3, w4, px5, w6, probe7] = await heatmaps(page, [fig('18.1', 'y0'), fig('18.2', 'before'),

@@ -106,13 +106,8 @@ Options mha(const Tensor& wq, const Tensor& wk, const Tensor& wv, double heads, 
     return more;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::cerr << "usage: attn_golden OUT.json\n";
-        return 2;
-    }
+// randn, 18.1 and 18.2
+void averages_and_softmax() {
     // randn: bit-identical
     for (auto [shape, seed] : std::vector<std::pair<Shape, double>>{{{3, 4, 5}, 7}, {{1000}, 123}, {{2, 2}, 9007199254740991.0}})
         add("randn " + shape_str(shape), "randn", {std::vector<double>(shape.begin(), shape.end()), seed}, 0);
@@ -131,6 +126,10 @@ int main(int argc, char** argv) {
     add("sum dim 1", "sum", {s4, Options{{"dim", 1.0}}});
     add("matmul lower triangle x batch", "matmul", {averaging_matrix(5, false), xa});
     add("maskMatrix causal 3x5", "maskMatrix", {3.0, 5.0, Options{{"causal", true}}});
+}
+
+// 18.3 to 18.6
+void attention() {
     // 18.3
     const Tensor q = randn({2, 3, 5, 4}, 13), k = randn({2, 3, 7, 4}, 14), v = randn({2, 3, 7, 3}, 15), g = randn({2, 3, 5, 3}, 16);
     for (bool causal : {true, false}) {
@@ -160,11 +159,21 @@ int main(int argc, char** argv) {
     add("softmaxSharpening x8", "softmaxSharpening", {Tensor{0.1, -0.2, 0.3, -0.2, 0.5}, 8.0});
     add("dropout training", "dropout", {ww, Options{{"p", 0.3}, {"training", true}, {"seed", 5.0}}});
     add("dropoutStats", "dropoutStats", {ww, Options{{"p", 0.3}, {"samples", 200.0}, {"seed", 6.0}}});
+    // Check my numbers: the mask applied after the softmax, diagnosed
+    SoftmaxOptions after = causal;
+    after.order = MaskOrder::After;
+    const Tensor sc = randn({2, 4, 4}, 24);
+    add("diagnose softmax mask after", "diagnose", {std::string("softmax"), softmax(sc, after).weights, Options{{"scores", sc}}});
+    add("diagnoseMistakes attention", "diagnoseMistakes", {std::string("attention")});
     // 18.5
     add("positions learned", "positions", {std::string("learned"), 10.0, 6.0, Options{{"tMax", 16.0}, {"seed", 23.0}}});
     add("positions sinusoidal", "positions", {std::string("sinusoidal"), 12.0, 8.0, Options{}});
     for (const char* pk : {"none", "learned", "sinusoidal"})
         add(std::string("permutationCheck ") + pk, "permutationCheck", {x, mha(wq, wk, wv, 2, {{"positions", std::string(pk)}, {"seed", 4.0}})});
+}
+
+// 18.7 and provenance
+void checks_and_provenance() {
     // 18.7
     const Tensor xs = randn({1, 5, 4}, 24), w4q = randn({4, 4}, 25), w4k = randn({4, 4}, 26), w4v = randn({4, 4}, 27);
     for (bool masked : {true, false})
@@ -186,21 +195,34 @@ int main(int argc, char** argv) {
              std::string(quantity) == "out" ? std::vector<double>{0, 2, 4} : std::vector<double>{0, 1, 2, 3},
              Options{{"x", xe}, {"memory", me}, {"wq", randn({6, 6}, 32)}, {"wk", randn({6, 6}, 33)}, {"wv", randn({6, 6}, 34)}, {"heads", 3.0}}});
 
-    // The character GPT: initial parameters bit for bit, losses and head patterns after 20 steps (tests/node/gpt.test.mjs).
-    {
-        const std::string text = fixtures::repo_file("lessons/data/train.txt");
-        const Options o{{"C", 16.0}, {"heads", 2.0}, {"layers", 2.0}, {"tMax", 16.0}, {"seed", 11.0}, {"batch", 4.0}};
-        CharTrainer tr = make_trainer(text, o);
-        const std::vector<double> init = tr.model().params();
-        std::vector<double> losses;
-        for (int i = 0; i < 20; ++i) losses.push_back(tr.train_steps(1));
-        Json r;
-        r.begin().key("initialParams").numbers(init).key("losses").numbers(losses).key("val").number(tr.evaluate(true, 2).loss).key("headPatterns");
-        write(r, head_patterns(tr, Options{{"windows", 3.0}}));
-        r.end();
-        cases.push_back("{\"name\":\"gpt\",\"fn\":\"gpt\",\"args\":[" + arg_json(o) + "],\"result\":" + r.s + "}");
-    }
+}
 
+// The character GPT: initial parameters bit for bit, losses and head patterns after 20 steps (tests/node/gpt.test.mjs).
+void gpt() {
+    const std::string text = fixtures::repo_file("lessons/data/train.txt");
+    const Options o{{"C", 16.0}, {"heads", 2.0}, {"layers", 2.0}, {"tMax", 16.0}, {"seed", 11.0}, {"batch", 4.0}};
+    CharTrainer tr = make_trainer(text, o);
+    const std::vector<double> init = tr.model().params();
+    std::vector<double> losses;
+    for (int i = 0; i < 20; ++i) losses.push_back(tr.train_steps(1));
+    Json r;
+    r.begin().key("initialParams").numbers(init).key("losses").numbers(losses).key("val").number(tr.evaluate(true, 2).loss).key("headPatterns");
+    write(r, head_patterns(tr, Options{{"windows", 3.0}}));
+    r.end();
+    cases.push_back("{\"name\":\"gpt\",\"fn\":\"gpt\",\"args\":[" + arg_json(o) + "],\"result\":" + r.s + "}");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::cerr << "usage: attn_golden OUT.json\n";
+        return 2;
+    }
+    averages_and_softmax();
+    attention();
+    checks_and_provenance();
+    gpt();
     std::ofstream out(argv[1]);
     out << "{\"generator\":\"attn_golden (native)\",\"table\":" << wire::describe_json() << ",\"cases\":[\n";
     for (std::size_t i = 0; i < cases.size(); ++i) out << (i ? ",\n" : "") << cases[i];

@@ -3,7 +3,7 @@
 // independent transcription of WCAG's relative luminance and contrast ratio.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SCALES, colour } from '../../web/src/widgets/heatmap.js';
+import { SCALES, colour } from '../../web/src/widgets/heatmap-colours.js';
 import { contrastRatio, readableOn } from '../../web/src/widgets/contrast.js';
 
 // WCAG 2.x, "relative luminance" and "contrast ratio" (the definitions, written out again)

@@ -1,4 +1,4 @@
-// The exercises (web/src/exercises.js) against the WASM core: the right answer is accepted in the
+// The exercises (web/src/exercises.js and the controllers') against the WASM core: the right answer is accepted in the
 // forms a student writes it (parsed by web/src/answer.js), every misconception is a different
 // number than the right answer and gets its own diagnosis, and every diagnosis has its text in
 // both languages. Expected values are written out here by hand.
@@ -6,7 +6,8 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadCore } from '../../wasm/js/index.js';
-import { exercises, check } from '../../web/src/exercises.js';
+import { check } from '../../web/src/exercises.js';
+import { exercises } from '../web/page-modules.mjs';
 import { parseAnswer } from '../../web/src/answer.js';
 import { renderLesson } from '../../web/lessons-plugin.js';
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { renderLesson } from '../../web/lessons-plugin.js';
-import { exercises } from '../../web/src/exercises.js';
+import { exercises } from '../web/page-modules.mjs';
 import { SECTIONS, lessonPath } from '../../web/src/sections/index.js';
 
 const IDS = SECTIONS.map((s) => s.id);

@@ -44,6 +44,8 @@ const calls = [
   ['futureProbe', (b) => core.futureProbe(b, { ...w, t: 0 })],
   ['dropout', (b) => core.dropout(b)],
   ['dropoutStats', (b) => core.dropoutStats(b)],
+  // (diagnose's student tensor may hold NaN and infinities, a masked row's values: tests/node/diagnose.test.mjs)
+  ['diagnose x', (b) => core.diagnose('causalAverage', m, { x: b })],
 ];
 
 // Tensor-free arguments given the wrong type.

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, launch, heatmapValues } from './harness.mjs';
 import * as ref from './reference.mjs';
+import { SECTIONS } from '../../web/src/sections/index.js';
 
 const ELEMENT = new URL('../../dist/element/', import.meta.url).pathname;
 // The page's Content-Security-Policy (scripts/csp.mjs): no eval, scripts from our own origin.
@@ -252,9 +253,10 @@ test('attributes change at run time: lang, section, state, solutions; bad values
   await page.waitForSelector('#b details.solution');
 
   // bad values: a message inside the element, the host page intact
-  await page.locator('#b').evaluate((e) => e.setAttribute('section', '18.9'));
+  await page.locator('#b').evaluate((e) => e.setAttribute('section', '99.9'));
   await page.waitForSelector('#b .status.error');
-  assert.match(await page.locator('#b .status.error').textContent(), /section="18\.9" is not a section of the lab\. Use one of 18\.1, .*exercises/);
+  const ids = SECTIONS.map((s) => s.id).join(', ').replace(/\./g, '\\.');
+  assert.match(await page.locator('#b .status.error').textContent(), new RegExp(`section="99\\.9" is not a section of the lab\\. Use one of ${ids}\\.$`));
   await page.locator('#c').evaluate((e) => { e.setAttribute('lang', 'fr'); e.setAttribute('state', 's3.x=1,oops&s3.causal=2'); });
   await page.waitForSelector('#c .notice');
   assert.match(await page.locator('#c .notice').textContent(), /attribute values were not valid.*: lang, s3\.x, s3\.causal/);

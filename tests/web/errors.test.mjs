@@ -76,3 +76,31 @@ for (const [lang, width] of [['zh', 390], ['en', 1280]]) {
     await page.close();
   });
 }
+
+// A weight's error speaks in the layout the editors show and in the lesson's names: in nn.Linear's
+// layout W_Q is (d, C), so its shape is told as the editor shows it, the axis is d (never the
+// core's D) and it sits where the editor has it.
+for (const [lang, width] of [['zh', 390], ['en', 1280]]) {
+  test(`${lang}: 18.3's weight errors name the shapes and axes as the editors show them, in both layouts`, async () => {
+    const { page, errors } = await lab.open(`?embed=18.3&lang=${lang}`);
+    await page.setViewportSize({ width, height: 800 });
+    const shown = async (key) => (await fig(page, '18.3', key).locator('.shape-badge').textContent()).match(/\(\d+(, \d+)*\)$/)[0];
+    for (const [layout, act, wq] of [['math', 'add-col', '(2, 3)'], ['linear', 'add-row', '(3, 2)']]) {
+      await fig(page, '18.3', 'layout').locator(`input[value="${layout}"]`).check();
+      await fig(page, '18.3', 'wq').locator(`button[data-act="${act}"]`).click();
+      assert.equal(await shown('wq'), wq, `${layout}: the editor shows W_Q as ${wq}`);
+      const message = sec(page, '18.3').locator('.cell-error:visible');
+      assert.equal(await message.count(), 1, `${layout}: one message`);
+      const text = await message.textContent();
+      const shapes = text.match(/\(\d+, \d+\)/g);
+      assert.ok(shapes.includes(wq), `${layout}: W_Q's shape as on screen, ${wq}: ${text}`);
+      for (const s of shapes) assert.ok([wq, await shown('wk'), await shown('wv'), await shown('x')].includes(s), `${layout}: ${s} is a shape on screen: ${text}`);
+      assert.doesNotMatch(text, /\bD\b/, `${layout}: the lesson's d, not D: ${text}`);
+      assert.match(text, /\bd\b/, `${layout}: the axis is named d: ${text}`);
+      if (layout === 'linear') assert.match(text, lang === 'zh' ? /W_Q 的第一维/ : /the first axis of W_Q/, `the axis d of W_Q is its first in (d, C): ${text}`);
+      await sec(page, '18.3').locator('button.reset').click();
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}

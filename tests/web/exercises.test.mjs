@@ -71,3 +71,49 @@ for (const lang of ['en', 'zh']) {
     await page.close();
   });
 }
+
+// Exercises with several boxes say which box is not right yet; an answer accepted within the
+// exercise's tolerance says so (what was accepted, the core's value, the tolerance); shapes print
+// as whole numbers; the unigram baseline given for 18.8's untrained loss is diagnosed.
+const BOXES = {
+  en: { off: /^Not right yet: (.*) \(the other boxes are right\)\.$/, within: /Correct! The core computes 3\.3418; your 3\.3322 is within 0\.05 of it/,
+    shape: /^Correct! The core computes \(2, 4, 3, 7\)\.$/, unigram: /That is the unigram entropy/ },
+  zh: { off: /^还不对的是：(.*)（其余输入框是对的）。$/, within: /正确！内核算出的是 3\.3418；你的 3\.3322 与它相差不到 0\.05/,
+    shape: /^正确！内核算出的答案是 \(2, 4, 3, 7\)。$/, unigram: /这是这段文本的一元熵/ },
+};
+for (const lang of ['en', 'zh']) {
+  test(`exercises (${lang}): which box is wrong, what a tolerance accepted, shapes as whole numbers, the unigram slip`, async () => {
+    const { page, errors, ex, answer } = await open(lang);
+    const L = BOXES[lang];
+    const text = async (fb) => (await fb.textContent()).replace(/\s+/g, ' ').trim();
+    // 18.1: the last row of Y is (6, 6); the first box right, the second not
+    // the boxes named as not right yet
+    const off = async (fb) => (await fb.locator('p.boxes-off').textContent()).match(L.off)[1].match(/“[^”]*”/g);
+    let fb = await answer('ex-18.1-cumsum', ['6', '5']);
+    assert.deepEqual(await off(fb), ['“Y[2, 1]”']);
+    const inputs = ex('ex-18.1-cumsum').locator('input[type="text"]');
+    assert.deepEqual([await inputs.nth(0).getAttribute('aria-invalid'), await inputs.nth(1).getAttribute('aria-invalid')], [null, 'true'], 'the wrong box is marked');
+    // the chapter's exercise 1: two of four boxes off
+    fb = await answer('ex-chapter-1', ['1/4', '1/3', '1/4', '4']);
+    assert.deepEqual(await off(fb), ['“w₁”', '“y”']);
+    // every box wrong: nothing to single out
+    fb = await answer('ex-18.1-cumsum', ['1', '1']);
+    assert.equal(await fb.locator('p.boxes-off').count(), 0);
+    assert.equal(await ex('ex-18.1-cumsum').locator('input[aria-invalid="true"]').count(), 2);
+    // right again: nothing is marked
+    fb = await answer('ex-18.1-cumsum', ['6', '6']);
+    assert.equal(await ex('ex-18.1-cumsum').locator('input[aria-invalid]').count(), 0);
+    // a shape is whole numbers
+    fb = await answer('ex-18.6-shape', ['2', '4', '3', '7']);
+    assert.match(await text(fb), L.shape);
+    // ln V for the untrained loss: accepted within the exercise's tolerance, and the page says so
+    fb = await answer('ex-18.8-init', ['ln 28']);
+    assert.match(await text(fb), L.within);
+    // the unigram baseline instead of ln V: diagnosed, from the core's unigram entropy of the text
+    fb = await answer('ex-18.8-init', ['2.80']);
+    assert.match(await text(fb), L.unigram);
+    assert.equal(await fb.locator('.diagnosis[data-misconception="unigram"]').count(), 1);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}

@@ -6,8 +6,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
+import { SECTIONS } from '../../web/src/sections/index.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
+/** The selector of the page's last section: there once mountLab has put every section in place. */
+export const LAST_SECTION = `.lab-section[data-section="${SECTIONS.at(-1).id}"]`;
 
 /** The name of an empty page that serve() adds to every folder it serves: a same-origin host for
  * iframes, and where a page handed back to the pool waits (see openPage). */
@@ -116,15 +119,16 @@ export async function heatmapValues(locator) {
     [...r.querySelectorAll('td:not(.rowmark)')].map((td) => (td.classList.contains('nan') ? NaN : Number(td.dataset.value)))));
 }
 
-/** For one test file: serve dist/ and start Chromium before its tests, stop both after. Returns
+/** For one test file: serve `dist` (default: the repository's dist/; a function: called before the
+ * tests, resolving to the folder) and start Chromium before its tests, stop both after. Returns
  * {open(query)}, which opens the lab and waits until every section is mounted. */
-export function builtLab() {
+export function builtLab(dist = join(ROOT, 'dist')) {
   const lab = {};
-  before(async () => { lab.server = await serve(join(ROOT, 'dist')); lab.chrome = await launch(); });
+  before(async () => { lab.server = await serve(typeof dist === 'function' ? await dist() : dist); lab.chrome = await launch(); });
   after(async () => { await lab.chrome?.close(); lab.server?.close(); });
   lab.open = async (query = '?lang=en') => {
     const r = await openPage(lab.chrome.browser, lab.server.url + query);
-    await r.page.waitForSelector('.lab-section[data-section="18.7"], body.embed .lab-section', { timeout: 15000 });
+    await r.page.waitForSelector(`${LAST_SECTION}, body.embed .lab-section`, { timeout: 15000 });
     await labMounted(r.page);
     return r;
   };

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtLab, sec, fig } from './harness.mjs';
+import { SECTIONS } from '../../web/src/sections/index.js';
 
 const { open } = builtLab();
 
@@ -14,9 +15,12 @@ async function skipPrediction(page, id) {
   if (await skip.count()) await skip.first().click();
 }
 
-// every attention-shaped matrix of 18.1-18.7 (18.8's maps are labelled with characters)
+// every attention-shaped matrix of 18.1-18.7, by section (18.5 has none); a section not named here
+// (18.8, whose maps are labelled with characters, or a new one) is held to the words only: every
+// map in it that says which axis is which says it as the lessons do
 const MAPS = { '18.1': ['A'], '18.2': ['s', 'mask', 'before', 'after', 'slice0', 'slice1'], '18.3': ['s', 'a'],
-  '18.4': ['w-head', 'w-model', 'w-none'], '18.6': ['mask', 'w0', 'w1'], '18.7': ['drop', 'a'] };
+  '18.4': ['w-head', 'w-model', 'w-none'], '18.5': [], '18.6': ['mask', 'w0', 'w1'], '18.7': ['drop', 'a'] };
+const OTHERS = SECTIONS.filter((s) => s.module && !MAPS[s.id]).map((s) => s.id);
 const WORDS = { zh: [/行 t/, /接收/, /列 j/, /给出/], en: [/row t/, /receives/, /column j/, /gives/] };
 const CELL = { zh: /接收 t = 1，来源 j = 0/, en: /receiver t = 1, source j = 0/ };
 
@@ -41,6 +45,11 @@ for (const lang of ['zh', 'en']) {
       }
       const shown = await sec(page, id).locator('p.axes:visible').count();
       assert.equal(shown, names.length, `${id}: no other matrix claims attention axes`);
+    }
+    for (const id of OTHERS) {
+      for (const text of await sec(page, id).locator('p.axes:visible').allTextContents()) {
+        for (const w of WORDS[lang]) assert.match(text, w, `${id}: ${text}`);
+      }
     }
     assert.deepEqual(errors, []);
     await page.close();

@@ -189,6 +189,60 @@ for (const lang of ['zh', 'en']) {
   });
 }
 
+/** In the page: the sideways-scrolling boxes of one section that are shown: their width, their
+ * content's, and the scroll cue they show (data-more and the mask that draws it). */
+function scrollBoxes(sectionId) {
+  const root = document.querySelector(`.lab-section[data-section="${sectionId}"]`);
+  return [...root.querySelectorAll('.scroll, .katex-display, .lesson pre')].filter((b) => b.offsetParent && !b.closest('[hidden]')).map((b) => ({
+    name: `${b.closest('[data-name]')?.dataset.name ?? b.className}`, scrollWidth: b.scrollWidth, clientWidth: b.clientWidth,
+    more: b.dataset.more ?? null, mask: getComputedStyle(b).maskImage ?? getComputedStyle(b).webkitMaskImage,
+  }));
+}
+
+/** Show what 18.2 and 18.4 show only after a prediction (or a skip): the other order, the other scalings. */
+async function revealAll(page) {
+  for (const reveal of ['button.show-after', 'button.show-scales']) {
+    await page.locator(reveal).click();
+    await page.locator('.predict:not([hidden]) [data-act="skip"]').click();
+  }
+}
+
+for (const lang of ['en', 'zh']) {
+  test(`1280 px (${lang}): every figure at its default size fits its column, 18.4's three maps included`, async () => {
+    const page = await phone(lang, 1280, 900);
+    await revealAll(page);
+    const cut = [];
+    for (const id of SECTIONS) {
+      for (const b of await check(page, id, scrollBoxes)) if (b.scrollWidth > b.clientWidth + 1) cut.push(`${id} ${b.name}: ${b.scrollWidth} px in ${b.clientWidth}`);
+    }
+    assert.deepEqual(cut, []);
+    await page.close();
+  });
+}
+
+test('390 px: what does not fit its box says so: a box that scrolls sideways fades out on the side with more, and only then', async () => {
+  const page = await phone('zh');
+  await revealAll(page);
+  const seen = [];
+  for (const id of SECTIONS) {
+    for (const b of await check(page, id, scrollBoxes)) {
+      const over = b.scrollWidth > b.clientWidth + 1;
+      if (over) seen.push(`${id} ${b.name}`);
+      assert.equal(b.more, over ? 'right' : null, `${id} ${b.name}: ${b.scrollWidth} px in ${b.clientWidth}, cue ${b.more}`);
+      assert.equal(b.mask !== 'none', over, `${id} ${b.name}: the cue is drawn (${b.mask})`);
+    }
+  }
+  assert.ok(seen.some((n) => n.startsWith('18.4 w-head')) && seen.some((n) => n.startsWith('18.7 drop')), `18.4's and 18.7's maps are wider than a phone: ${seen}`);
+  // scrolled to its end, the cue moves to the other side; back at the start, it returns
+  const box = page.locator('.lab-section[data-section="18.4"] [data-name="w-head"] .scroll');
+  await box.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+  await page.waitForFunction((el) => el.dataset.more === 'left', await box.elementHandle());
+  assert.notEqual(await box.evaluate((el) => getComputedStyle(el).maskImage), 'none');
+  await box.evaluate((el) => el.scrollTo({ left: 40 }));
+  await page.waitForFunction((el) => el.dataset.more === 'left right', await box.elementHandle());
+  await page.close();
+});
+
 test('a row\'s statistic (row marks) stays beside a scrolled matrix on a wide screen and scrolls with its row on a phone; an explanation stays in view on a wide screen', async () => {
   const position = (page) => page.locator('.lab-section[data-section="18.2"] table.heatmap td.rowmark').first().evaluate((td) => getComputedStyle(td).position);
   const { page: wide } = await blankPage(chrome.browser, server, { viewport: { width: 1280, height: 500 } });

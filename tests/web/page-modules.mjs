@@ -1,5 +1,6 @@
 // Importing the page's own modules in Node: Vite-only imports (`?worker&inline`, `?raw`, `?inline`,
-// stylesheets, `virtual:` modules) resolve to an empty module, so a section's controller (its strings and state schema) can be read here.
+// stylesheets, `virtual:` modules) resolve to an empty module, so a section's controller (its
+// strings, state schema and exercises) can be read here.
 import { register } from 'node:module';
 
 register(`data:text/javascript,${encodeURIComponent(`
@@ -16,3 +17,7 @@ const { SECTIONS } = await import('../../web/src/sections/index.js');
 export const sections = await Promise.all(SECTIONS.map(async (s) => ({
   ...s, controller: s.module ? (await import(`../../web/src/sections/${s.module}`)).default : null,
 })));
+const { exercisesOf } = await import('../../web/src/exercises.js');
+
+/** Every exercise of the lab, in page order, as the page has them (web/src/exercises.js's and the controllers'). */
+export const exercises = exercisesOf(sections);

@@ -4,9 +4,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
-import { serve, launch, openPage, heatmapValues, urlWritten, labMounted } from './harness.mjs';
+import { serve, launch, openPage, heatmapValues, urlWritten, labMounted, LAST_SECTION } from './harness.mjs';
 import * as ref from './reference.mjs';
 import { SECTIONS } from '../../web/src/sections/index.js';
+import { exercises } from './page-modules.mjs';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
 let server, chrome;
@@ -18,7 +19,7 @@ const nearAll = (A, B, tol, msg) => assert.ok(ref.maxAbs(A, B) <= tol, `${msg ??
 
 async function open(query = '') {
   const { page, errors } = await openPage(chrome.browser, server.url + query);
-  await page.waitForSelector('.lab-section[data-section="18.7"], body.embed .lab-section', { timeout: 15000 });
+  await page.waitForSelector(`${LAST_SECTION}, body.embed .lab-section`, { timeout: 15000 });
   await labMounted(page);
   return { page, errors };
 }
@@ -501,7 +502,7 @@ test('exercises: the core checks typed answers; hints and solutions open', async
   assert.ok(V > 20 && V < 40, `V = ${V}`);
   assert.match(await answer('ex-18.8-init', [Math.log(V).toFixed(3)]), /^Correct/);
   assert.match(await answer('ex-18.8-init', [Math.log(V) / 2]), /^Not yet/);
-  assert.equal(await page.locator('[data-exercise]').count(), 11);
+  assert.equal(await page.locator('[data-exercise]').count(), exercises.length);
   assert.deepEqual(errors, []);
   await page.close();
 });

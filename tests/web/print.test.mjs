@@ -7,6 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import { serve, launch, openPage, labMounted } from './harness.mjs';
+import { exercises } from './page-modules.mjs';
+import { SECTIONS } from '../../web/src/sections/index.js';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
 const MM = 96 / 25.4;   // CSS px per mm
@@ -75,9 +77,8 @@ for (const paper of ['A4', 'Letter']) {
     }
     // the whole chapter with its key: every section, the key after them; each page full enough
     const all = await worksheet('lang=en&key=1', paper);
-    const exercises = await all.page.locator('.ws-exercise').count();
-    assert.equal(exercises, 11);
-    assert.equal(await all.page.locator('.ws-key-item').count(), 11);
+    assert.equal(await all.page.locator('.ws-exercise').count(), exercises.length);
+    assert.equal(await all.page.locator('.ws-key-item').count(), exercises.length);
     assert.deepEqual(await clipped(all.page, paper), []);
     const without = await worksheet('lang=en', paper);
     assert.ok(all.pages > without.pages, `key: ${all.pages} pages, without: ${without.pages}`);
@@ -122,7 +123,7 @@ test('the worksheet shows the lab inputs from the URL, answer boxes, and a key c
   const bad = await openPage(chrome.browser, `${server.url}?print=worksheet&sections=18.3,nope&s3.x=zzz&lang=en`);
   await bad.page.waitForSelector('.worksheet');
   assert.match(await bad.page.locator('p.notice').textContent(), /sections.*s3\.x|s3\.x.*sections/);
-  assert.equal(await bad.page.locator('.ws-section').count(), 9, 'an unknown section: all of them');
+  assert.equal(await bad.page.locator('.ws-section').count(), SECTIONS.length, 'an unknown section: all of them');
   await bad.page.emulateMedia({ media: 'print' });
   assert.equal(await bad.page.locator('p.notice').isVisible(), false);
   assert.deepEqual([...errors, ...bad.errors], []);
@@ -140,7 +141,7 @@ test('the browser’s print of the lab page: tools hidden, every section, nothin
   assert.deepEqual(hidden.filter(([, ok]) => !ok), []);
   assert.deepEqual(problems.filter((p) => !p.includes('taller than a page')), []);
   const pdf = await page.pdf({ format: 'A4', margin: { top: '14mm', bottom: '14mm', left: '14mm', right: '14mm' } });
-  assert.ok(pageCount(pdf) >= 9, `every section starts a page: ${pageCount(pdf)} pages`);
+  assert.ok(pageCount(pdf) >= SECTIONS.length, `every section starts a page: ${pageCount(pdf)} pages`);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -1,14 +1,16 @@
 // The section list (web/src/sections/index.js) and what it names, read in Node: every listed
-// module and lesson exists and nothing in the folder is left out, URL prefixes are unique, each
-// state schema's defaults are valid and inside their own limits, and the two languages have the
-// same strings (keys and {placeholders}) in the shared table and in every section's.
+// module and lesson exists and nothing in the folder is left out, URL prefixes are unique, every
+// exercise sits in a listed section once, each state schema's defaults are valid and inside their
+// own limits, and the two languages have the same strings (keys and {placeholders}) in the shared
+// table and in every section's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { sections } from './page-modules.mjs';
+import { sections, exercises } from './page-modules.mjs';
 import { lessonPath } from '../../web/src/sections/index.js';
 import { LANGS, shared } from '../../web/src/i18n.js';
-import { exercises } from '../../web/src/exercises.js';
+import { exercises as listed } from '../../web/src/exercises.js';
+import { catalogueOf } from '../../web/src/progress.js';
 import { defaults, fitState, parseValue, serializeValue, limitsOf, readSection } from '../../web/src/state.js';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -23,6 +25,22 @@ test('the section list: unique ids and URL prefixes, every module and lesson exi
   }
   const files = readdirSync(new URL('web/src/sections/', ROOT)).filter((f) => f.endsWith('.js') && f !== 'index.js');
   assert.deepEqual(files.sort(), sections.filter((s) => s.module).map((s) => s.module).sort(), 'every module in web/src/sections/ is listed');
+});
+
+test('the exercises: each in a listed section, declared once, in a form the page and the progress can take', () => {
+  const ids = sections.map((s) => s.id);
+  for (const e of listed) assert.ok(ids.includes(e.section), `${e.id}: web/src/exercises.js puts it in ${e.section}, which is not listed`);
+  for (const s of sections.filter((x) => x.controller?.exercises)) {
+    for (const e of s.controller.exercises) assert.equal(e.section, undefined, `${s.module}: ${e.id} takes its section from the controller`);
+  }
+  assert.equal(new Set(exercises.map((e) => e.id)).size, exercises.length, 'exercise ids repeat');
+  for (const e of exercises) {
+    assert.match(e.id, /^[\w.-]{1,64}$/, e.id);
+    assert.ok(e.choices ? typeof e.check === 'function' : e.inputs?.length > 0 && typeof e.expected === 'function', `${e.id}: inputs and expected(), or choices and check()`);
+  }
+  // the progress keys every exercise by its section's prefix and its place there (progress.js)
+  const cat = catalogueOf(sections, exercises);
+  assert.deepEqual(cat.exercises.map((e) => e.id), exercises.map((e) => e.id), 'in page order');
 });
 
 test('every state schema: unique keys, defaults that the URL parser accepts back and that sit inside their limits', () => {
@@ -113,25 +131,32 @@ test('a planted difference between the languages is caught', () => {
   assert.throws(() => sameShape({ zh: { a: '{x} 与 {y}' }, en: { a: '{x} and {z}' } }, 'planted'), /placeholders/);
 });
 
-test('18.3 in nn.Linear layout tells a weight\'s shape error in that layout: (D, C) and the shape as the editor shows it', async () => {
+test('18.3 tells a weight\'s shape error as the editors show it: (C, d), or in nn.Linear layout (d, C), with the lesson\'s d', async () => {
   const { loadCore } = await import('../../wasm/js/index.js');
-  const { inLinearLayout } = await import('../../web/src/sections/s18-3.js');
+  const { onScreen } = await import('../../web/src/sections/s18-3.js');
   const { errorMessage } = await import('../../web/src/messages.js');
   const core = await loadCore();
-  let error;
-  try {   // X has C = 3 columns; W_Q in math layout is (2, 3): two rows where three are needed
-    core.multiHeadAttention(core.randn([1, 2, 3], 1), { wq: core.randn([2, 3], 2), wk: core.randn([3, 3], 3), wv: core.randn([3, 3], 4) });
-  } catch (e) { error = e; }
+  const caught = (fn) => { try { fn(); } catch (e) { return e; } return null; };
+  // X has C = 3 columns; W_Q in math layout is (2, 3): two rows where three are needed
+  const error = caught(() => core.multiHeadAttention(core.randn([1, 2, 3], 1), { wq: core.randn([2, 3], 2), wk: core.randn([3, 3], 3), wv: core.randn([3, 3], 4) }));
   assert.equal(error.params.arg, 'opts.wq');
   assert.deepEqual(error.params.shape, [2, 3]);
-  const shown = inLinearLayout(error);
+  const shown = onScreen(error, 'linear');
   assert.equal(shown.code, 'axis_mismatch');
-  assert.deepEqual(shown.params.shape, [3, 2], 'the editor in nn.Linear layout holds (D, C) = (3, 2)');
-  assert.equal(shown.params.layout, '(D, C)');
-  assert.match(shown.message, /must have shape \(D, C\) with C = 3 .*got \(3, 2\)/);
+  assert.deepEqual(shown.params.shape, [3, 2], 'the editor in nn.Linear layout holds (d, C) = (3, 2)');
+  assert.equal(shown.params.layout, '(d, C)');
   assert.match(errorMessage('en', shown), /has shape \(3, 2\)/);
   assert.match(errorMessage('zh', shown), /形状是 \(3, 2\)/);
+  assert.equal(onScreen(error, 'math').params.layout, '(C, d)');
+  assert.deepEqual(onScreen(error, 'math').params.shape, [2, 3]);
+  // W_K narrower than W_Q: the width is d, and in (d, C) W_Q's d is its first axis
+  const width = caught(() => core.multiHeadAttention(core.randn([1, 2, 2], 1), { wq: core.randn([2, 3], 2), wk: core.randn([2, 2], 3), wv: core.randn([2, 3], 4) }));
+  assert.equal(width.params.axis, 'D');
+  const linear = onScreen(width, 'linear');
+  assert.deepEqual([linear.params.axis, linear.params.shape, linear.params.otherShape, linear.params.otherAxis], ['d', [2, 2], [3, 2], 0]);
+  assert.match(errorMessage('en', linear), /its axis d must be 3, like the first axis of W_Q \(W_Q has shape \(3, 2\)\)/);
+  assert.match(errorMessage('en', onScreen(width, 'math')), /its axis d must be 3, like the last axis of W_Q \(W_Q has shape \(2, 3\)\)/);
   // other errors pass through unchanged
   const other = Object.assign(new Error('x'), { code: 'not_finite', params: { arg: 'x' } });
-  assert.equal(inLinearLayout(other), other);
+  assert.equal(onScreen(other, 'linear'), other);
 });

@@ -1,7 +1,9 @@
 // The table of entry points: every function JS can call, declared once. wasm/js/api.js builds the
 // JS API from it (methods, argument checks per kind, core.describe()); bindings.cpp runs its rows
 // for the WASM module; tests/native/golden.cpp runs them natively. Each row only passes arguments
-// to the public C++ API, which checks them, and writes the result with its writer (wire.hpp).
+// to the public C++ API, which checks them, and writes the result with its writer (results.hpp).
+// A row names the OptionSets its function reads (declared in the core beside the function) and
+// takes its result's declaration from the type its call returns (RUN): neither is repeated here.
 //
 // Adding a function: declare it in the header, implement it, add a row here, and test it.
 #include <map>
@@ -20,12 +22,31 @@ ArgSpec string(const char* name) { return {name, Kind::string}; }
 ArgSpec numbers(const char* name) { return {name, Kind::numbers}; }
 ArgSpec opts() { return {"opts", Kind::options}; }
 ArgSpec model() { return {"model", Kind::model}; }
+std::vector<OptionVariant> reads(const OptionSet& s) { return {{"", &s}}; }
+// explain's options: the ones of each function it explains
+std::vector<OptionVariant> explain_reads() {
+    std::vector<OptionVariant> v;
+    for (const ExplainedOptions& e : explain_option_sets()) v.push_back({std::string("fn '") + e.fn + "'", e.options});
+    return v;
+}
 
 // The character GPTs JS holds, by id (JS keeps the number; the model's release method frees it).
 std::map<int, std::unique_ptr<CharTrainer>> models;
 int next_model = 1;
 
-// {id, config...}: what createModel returns
+// {id, config...}: what createModel returns (api.js makes it a GptModel whose config this is)
+Type created_type() {
+    namespace r = returns;
+    std::vector<Field> config{r::field("id", r::number(), "the model's id in the core")};
+    for (const char* n : {"vocab", "C", "heads", "layers", "tMax", "seed"}) config.push_back(r::field(n, r::number()));
+    config.push_back(r::field("causal", r::boolean()));
+    for (const char* n : {"batch", "T", "lr"}) config.push_back(r::field(n, r::number()));
+    config.push_back(r::field("params", r::number(), "parameters in all"));
+    config.push_back(r::field("unigramEntropy", r::number(), "nats: the loss of guessing by character frequency"));
+    for (const char* n : {"trainChars", "valChars"}) config.push_back(r::field(n, r::number()));
+    config.push_back(r::field("chars", r::string(), "the vocabulary, in id order"));
+    return r::model(std::move(config));
+}
 void write_created(Writer& w, int id, CharTrainer& tr) {
     const GptConfig& c = tr.model().config();
     std::vector<int> all(tr.data().vocab());
@@ -40,115 +61,109 @@ void write_created(Writer& w, int id, CharTrainer& tr) {
 
 }  // namespace
 
-#define RUN(expr) []([[maybe_unused]] const Args& a, Writer& w) { write(w, expr); }
+// the call, written with its writer, and its result's declaration from the call's C++ type
+#define RUN(expr)                                                             \
+    []([[maybe_unused]] const Args& a, Writer& w) { write(w, expr); },        \
+    returns_of([]([[maybe_unused]] const Args& a) { return expr; })
 
 const std::vector<Entry>& entries() {
     static const std::vector<Entry> table = {
-        // name, arguments, options, run, doc, returns
+        // name, arguments, options, doc, run and returns, role
         {"randn", {numbers("shape"), number("seed", 0), number("std", 1)}, {},
-         RUN(randn(checked_shape("randn", "shape", a.numbers(0)), checked_seed("randn", "seed", a.number(1)), a.number(2))),
-         "Seeded N(0, std^2) tensor; the same numbers natively and in WebAssembly.", "tensor"},
+         "Seeded N(0, std^2) tensor; the same numbers natively and in WebAssembly.",
+         RUN(randn(checked_shape("randn", "shape", a.numbers(0)), checked_seed("randn", "seed", a.number(1)), a.number(2)))},
         // 18.1
-        {"causalAverage", {tensor("x"), opts()}, {"method"}, RUN(causal_average(a.tensor(0), a.options(1))),
-         "out[t] = mean of x[0..t] for x (T, C) or (B, T, C), by loop, matrix or masked softmax.", "tensor like x"},
-        {"averagingMatrix", {number("T"), opts()}, {"normalize"}, RUN(averaging_matrix(a.number(0), a.options(1))),
-         "The (T, T) causal averaging matrix, or lower-triangular ones.", "tensor (T, T)"},
-        {"maxAbsDiff", {tensor("a"), tensor("b")}, {}, RUN(max_abs_diff(a.tensor(0), a.tensor(1))), "max |a - b| over equal shapes.", "number"},
-        {"sum", {tensor("x"), opts()}, {"dim"}, RUN(sum_along(a.tensor(0), a.options(1))), "x summed along one axis.", "tensor"},
-        {"matmul", {tensor("a"), tensor("b")}, {}, RUN(matmul(a.tensor(0), a.tensor(1))),
-         "(..., n, k) x (..., k, m); a 2-D operand is broadcast over the other's leading axes.", "tensor (..., n, m)"},
-        {"maskMatrix", {number("Tq"), number("Tk"), opts()}, {"causal"}, RUN(mask_matrix(a.number(0), a.number(1), a.options(2))),
-         "(Tq, Tk) of 1 = allowed, 0 = masked.", "tensor (Tq, Tk)"},
+        {"causalAverage", {tensor("x"), opts()}, reads(causal_average_option_set()),
+         "out[t] = mean of x[0..t] for x (T, C) or (B, T, C), by loop, matrix or masked softmax: a tensor like x.",
+         RUN(causal_average(a.tensor(0), a.options(1)))},
+        {"averagingMatrix", {number("T"), opts()}, reads(averaging_matrix_option_set()),
+         "The (T, T) causal averaging matrix, or lower-triangular ones.", RUN(averaging_matrix(a.number(0), a.options(1)))},
+        {"maxAbsDiff", {tensor("a"), tensor("b")}, {}, "max |a - b| over equal shapes.", RUN(max_abs_diff(a.tensor(0), a.tensor(1)))},
+        {"sum", {tensor("x"), opts()}, reads(sum_option_set()), "x summed along one axis.", RUN(sum_along(a.tensor(0), a.options(1)))},
+        {"matmul", {tensor("a"), tensor("b")}, {}, "(..., n, k) x (..., k, m) = (..., n, m); a 2-D operand is broadcast over the other's leading axes.",
+         RUN(matmul(a.tensor(0), a.tensor(1)))},
+        {"maskMatrix", {number("Tq"), number("Tk"), opts()}, reads(mask_matrix_option_set()), "(Tq, Tk) of 1 = allowed, 0 = masked.",
+         RUN(mask_matrix(a.number(0), a.number(1), a.options(2)))},
         // 18.2
-        {"softmax", {tensor("scores"), opts()}, {"dim", "mask", "maskOrder"}, RUN(softmax(a.tensor(0), a.options(1))),
-         "Softmax along any axis, with a causal or explicit mask applied before or after.", "{shape, data, maskedRows}"},
+        {"softmax", {tensor("scores"), opts()}, reads(softmax_option_set()),
+         "Softmax along any axis, with a causal or explicit mask applied before or after.", RUN(softmax(a.tensor(0), a.options(1)))},
         // 18.3
-        {"sdpa", {tensor("q"), tensor("k"), tensor("v"), opts()}, {"causal", "scale"}, RUN(sdpa(a.tensor(0), a.tensor(1), a.tensor(2), a.options(3))),
-         "Scaled dot-product attention.", "{out, weights, scores}"},
-        {"sdpaBackward", {tensor("q"), tensor("k"), tensor("v"), tensor("gradOut"), opts()}, {"causal", "scale"},
-         RUN(sdpa_backward(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3), a.options(4))), "Gradients of sdpa's output.", "{dq, dk, dv}"},
-        {"sdpaReference", {tensor("q"), tensor("k"), tensor("v"), opts()}, {"causal", "scale"},
-         RUN(sdpa_reference(a.tensor(0), a.tensor(1), a.tensor(2), a.options(3))), "sdpa from a deliberately plain implementation (18.7).",
-         "{out, weights, scores}"},
-        {"linearWeightToMath", {tensor("w")}, {}, RUN(linear_weight_to_math(a.tensor(0))), "nn.Linear's (d, C) weight as the math layout (C, d).",
-         "tensor (C, d)"},
-        {"mathWeightToLinear", {tensor("w")}, {}, RUN(math_weight_to_linear(a.tensor(0))), "A math-layout (C, d) weight as nn.Linear's (d, C).",
-         "tensor (d, C)"},
+        {"sdpa", {tensor("q"), tensor("k"), tensor("v"), opts()}, reads(sdpa_option_set()),
+         "Scaled dot-product attention: out (..., Tq, dv), weights and scores (..., Tq, Tk).",
+         RUN(sdpa(a.tensor(0), a.tensor(1), a.tensor(2), a.options(3)))},
+        {"sdpaBackward", {tensor("q"), tensor("k"), tensor("v"), tensor("gradOut"), opts()}, reads(sdpa_option_set()),
+         "Gradients of sdpa's output.", RUN(sdpa_backward(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3), a.options(4)))},
+        {"sdpaReference", {tensor("q"), tensor("k"), tensor("v"), opts()}, reads(sdpa_option_set()),
+         "sdpa from a deliberately plain implementation (18.7).", RUN(sdpa_reference(a.tensor(0), a.tensor(1), a.tensor(2), a.options(3)))},
+        {"linearWeightToMath", {tensor("w")}, {}, "nn.Linear's (d, C) weight as the math layout (C, d).", RUN(linear_weight_to_math(a.tensor(0)))},
+        {"mathWeightToLinear", {tensor("w")}, {}, "A math-layout (C, d) weight as nn.Linear's (d, C).", RUN(math_weight_to_linear(a.tensor(0)))},
         // 18.3, 18.4, 18.6
-        {"multiHeadAttention", {tensor("x"), opts()}, {"wq", "wk", "wv", "heads", "causal", "scale", "memory"},
-         RUN(multi_head_attention(a.tensor(0), a.options(1))), "Multi-head (self- or cross-) attention without the output projection.",
-         "{out, weights, scores, q, k, v}"},
-        {"multiHeadAttentionBackward", {tensor("x"), tensor("gradOut"), opts()}, {"wq", "wk", "wv", "heads", "causal", "scale", "memory"},
-         RUN(multi_head_attention_backward(a.tensor(0), a.tensor(1), a.options(2))), "Gradients of multiHeadAttention's output.",
-         "{dx, dwq, dwk, dwv, dmemory?}"},
+        {"multiHeadAttention", {tensor("x"), opts()}, reads(mha_option_set()),
+         "Multi-head (self- or cross-) attention without the output projection.", RUN(multi_head_attention(a.tensor(0), a.options(1)))},
+        {"multiHeadAttentionBackward", {tensor("x"), tensor("gradOut"), opts()}, reads(mha_option_set()),
+         "Gradients of multiHeadAttention's output.", RUN(multi_head_attention_backward(a.tensor(0), a.tensor(1), a.options(2)))},
         // 18.4
-        {"attentionStats", {tensor("weights")}, {}, RUN(attention_stats(a.tensor(0))), "Entropy (nats) and largest weight of each row.",
-         "{entropy, maxWeight}"},
-        {"dotProductVariance", {numbers("dims"), opts()}, {"samples", "seed"}, RUN(dot_product_variance(a.numbers(0), a.options(1))),
-         "Var(q.k) and Var(q.k / sqrt(d)) for q, k ~ N(0, I_d), measured.", "{dims, unscaled, scaled}"},
-        {"softmaxSharpening", {tensor("logits"), number("factor", 8)}, {}, RUN(softmax_sharpening(a.tensor(0), a.number(1))),
-         "softmax(factor * logits) with its Jacobian.", "{weights, jacobian, jacobianNorm, entropy, maxWeight}"},
+        {"attentionStats", {tensor("weights")}, {}, "Entropy (nats) and largest weight of each row.", RUN(attention_stats(a.tensor(0)))},
+        {"dotProductVariance", {numbers("dims"), opts()}, reads(dot_product_variance_option_set()),
+         "Var(q.k) and Var(q.k / sqrt(d)) for q, k ~ N(0, I_d), measured.", RUN(dot_product_variance(a.numbers(0), a.options(1)))},
+        {"softmaxSharpening", {tensor("logits"), number("factor", 8)}, {}, "softmax(factor * logits) with its Jacobian.",
+         RUN(softmax_sharpening(a.tensor(0), a.number(1)))},
         // 18.5
-        {"positions", {string("kind"), number("T"), number("C"), opts()}, {"tMax", "seed"},
-         RUN(positions(a.text(0), a.number(1), a.number(2), a.options(3))), "Learned or sinusoidal position table (T, C).", "tensor (T, C)"},
-        {"permutationCheck", {tensor("x"), opts()}, {"wq", "wk", "wv", "heads", "causal", "scale", "memory", "positions", "tMax", "seed", "positionSeed"},
-         RUN(permutation_check(a.tensor(0), a.options(1))), "max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P.",
-         "{maxDiff, perm, permutedInput, outOfPermuted, permutedOut}"},
+        {"positions", {string("kind"), number("T"), number("C"), opts()}, reads(positions_option_set()),
+         "Learned or sinusoidal position table (T, C).", RUN(positions(a.text(0), a.number(1), a.number(2), a.options(3)))},
+        {"permutationCheck", {tensor("x"), opts()}, reads(permutation_option_set()),
+         "max |attn(P x + pos) - P attn(x + pos)| for a seeded permutation P.", RUN(permutation_check(a.tensor(0), a.options(1)))},
         // 18.7
-        {"gradcheck", {string("kind"), opts()}, {"q", "k", "v", "x", "wq", "wk", "wv", "heads", "causal", "scale", "memory", "seed"},
-         RUN(gradcheck(a.text(0), a.options(1))), "Analytic gradients of sdpa or mha against central finite differences.",
-         "{passed, eps, atol, rtol, inputs}"},
-        {"futureProbe", {tensor("x"), opts()}, {"wq", "wk", "wv", "heads", "causal", "scale", "memory", "t", "seed"},
-         RUN(future_probe(a.tensor(0), a.options(1))), "Change x after position t and measure how the outputs move.",
-         "{maxPrefixChange, maxFutureChange, change}"},
-        {"explain", {string("fn"), string("quantity"), numbers("at"), opts()},
-         {"x", "wq", "wk", "wv", "heads", "causal", "scale", "memory", "q", "k", "v", "method", "scores", "dim", "mask", "maskOrder", "a", "b",
-          "kind", "T", "C", "tMax", "seed", "positions", "positionSeed", "t", "p", "training"},
-         RUN(explain(a.text(0), a.text(1), a.numbers(2), a.options(3))),
+        {"gradcheck", {string("kind"), opts()}, {{"kind 'sdpa'", &gradcheck_sdpa_option_set()}, {"kind 'mha'", &gradcheck_mha_option_set()}},
+         "Analytic gradients of sdpa or mha against central finite differences.", RUN(gradcheck(a.text(0), a.options(1)))},
+        {"futureProbe", {tensor("x"), opts()}, reads(future_probe_option_set()), "Change x after position t and measure how the outputs move.",
+         RUN(future_probe(a.tensor(0), a.options(1)))},
+        {"explain", {string("fn"), string("quantity"), numbers("at"), opts()}, explain_reads(),
          "How one cell of a result was computed: the core's terms in the core's order; value is the cell bit for bit "
          "(gradcheck's gradients add numeric: {plus, minus, eps, value}, its central difference).",
-         "{value, kind, left?, right?, terms?, source?, pairwise?, sum?, scale?, divisor?, gradWeight?, gradDweight?, gradRowdot?, gradScale?, "
-         "numeric?, scores?, exps?, masked?, max?, denominator?, target?, maskAfter?, position?, pair?, width?, power?, angle?, cosine?, "
-         "from?, p?, training?, draw?, kept?}"},
-        {"dropout", {tensor("x"), opts()}, {"p", "training", "seed"}, RUN(dropout(a.tensor(0), a.options(1))), "Inverted dropout.", "tensor like x"},
-        {"dropoutStats", {tensor("weights"), opts()}, {"p", "samples", "seed", "training"}, RUN(dropout_stats(a.tensor(0), a.options(1))),
-         "Row sums of dropped-out weights: one sample and the mean over many.", "{sampleRowSums, meanRowSums}"},
+         RUN(explain(a.text(0), a.text(1), a.numbers(2), a.options(3)))},
+        {"dropout", {tensor("x"), opts()}, reads(dropout_option_set()), "Inverted dropout: a tensor like x.", RUN(dropout(a.tensor(0), a.options(1)))},
+        {"dropoutStats", {tensor("weights"), opts()}, reads(dropout_stats_option_set()),
+         "Row sums of dropped-out weights: one sample and the mean over many.", RUN(dropout_stats(a.tensor(0), a.options(1)))},
         // 18.8: the character GPT
-        {"createModel", {string("text"), opts()}, {"C", "heads", "layers", "tMax", "seed", "causal", "batch", "T", "lr"},
+        {"createModel", {string("text"), opts()}, reads(trainer_option_set()), "A character GPT trained on text; call model.dispose() when done.",
          [](const Args& a, Writer& w) {
              auto tr = std::make_unique<CharTrainer>(make_trainer(a.text(0), a.options(1)));
              write_created(w, next_model, *tr);
              models[next_model++] = std::move(tr);
          },
-         "A character GPT trained on text; call model.dispose() when done.",
-         "GptModel (config: {vocab, C, heads, layers, tMax, seed, causal, batch, T, lr, params, unigramEntropy, trainChars, valChars, chars})",
-         Role::create},
-        {"trainSteps", {model(), number("n", 1)}, {}, RUN(train_steps(a.model(0), a.number(1))), "Train n AdamW steps on seeded batches.",
-         "{loss (mean of the n steps), step}", Role::method},
-        {"evaluate", {model(), number("batches", 4)}, {}, RUN(evaluate(a.model(0), a.number(1))),
-         "Mean loss on the same number of fixed windows, evenly spaced, of each split; with its standard error over the windows.",
-         "{train, val, trainSe, valSe}", Role::method},
-        {"sample", {model(), opts()}, {"prompt", "length", "temperature", "seed"}, RUN(sample(a.model(0), a.options(1))),
-         "Text generated after the prompt (or after the text's first character).", "string", Role::method},
-        {"attention", {model(), string("text")}, {}, RUN(a.model(0).attention_maps(a.text(1))), "The attention weights for text.",
-         "one tensor (heads, T, T) per layer", Role::method},
-        {"blockTrace", {model(), string("text"), opts()}, {"layer"}, RUN(block_trace(a.model(0), a.text(1), a.options(2))),
-         "One block's activations for text, stage by stage, from the model's own forward pass.",
-         "{layer, text, input, ln1, q, k, v, scores, weights, heads, proj, residual, ln2, fc, gelu, fcproj, out}", Role::method},
-        {"futureCheck", {model(), string("text"), opts()}, {"t", "seed"}, RUN(future_check(a.model(0), a.text(1), a.options(2))),
-         "Replace the characters after t and compare the logits.", "{maxPrefixChange, maxFutureChange, perPosition}", Role::method},
-        {"headPatterns", {model(), opts()}, {"text", "windows"}, RUN(head_patterns(a.model(0), a.options(1))),
+         created_type(), Role::create},
+        {"trainSteps", {model(), number("n", 1)}, {}, "Train n AdamW steps on seeded batches.", RUN(train_steps(a.model(0), a.number(1))),
+         Role::method},
+        {"evaluate", {model(), number("batches", 4)}, {},
+         "Mean loss on the same number of fixed windows, evenly spaced, of each split, with its standard error over the windows.",
+         RUN(evaluate(a.model(0), a.number(1))), Role::method},
+        {"sample", {model(), opts()}, reads(sample_option_set()), "Text generated after the prompt (or after the text's first character).",
+         RUN(sample(a.model(0), a.options(1))), Role::method},
+        {"attention", {model(), string("text")}, {}, "The attention weights for text: one tensor (heads, T, T) per layer.",
+         RUN(a.model(0).attention_maps(a.text(1))), Role::method},
+        {"blockTrace", {model(), string("text"), opts()}, reads(block_trace_option_set()),
+         "One block's activations for text, stage by stage, from the model's own forward pass.", RUN(block_trace(a.model(0), a.text(1), a.options(2))),
+         Role::method},
+        {"futureCheck", {model(), string("text"), opts()}, reads(future_check_option_set()), "Replace the characters after t and compare the logits.",
+         RUN(future_check(a.model(0), a.text(1), a.options(2))), Role::method},
+        {"headPatterns", {model(), opts()}, reads(head_patterns_option_set()),
          "What each head attends to (the previous character, itself, the same character, the start, the word's start, the last "
          "separator) on held-out text, against a uniform head; which heads show each pattern.",
-         "{step, windows, T, causal, text, factor, patterns, baseline, rows, heads, found, strongest}", Role::method},
-        {"parameters", {model()}, {}, [](const Args& a, Writer& w) { const auto& p = a.model(0).model().params(); w.values(p.data(), p.size()); },
-         "A copy of every parameter, in the core's layout.", "Float64Array", Role::method},
-        {"dispose", {model()}, {}, [](const Args& a, Writer& w) { models.erase(int(a.number(0))); w.begin().end(); },
-         "Frees the model (twice is harmless).", "nothing", Role::release},
-        {"gptGradcheck", {number("seed", 0)}, {}, RUN(gpt_gradcheck(a.number(0))), "Whole-GPT gradient check on a tiny configuration.",
-         "{passed, maxAbsError, params, inputs}"},
-        {"memoryStats", {}, {}, RUN(memory_stats()), "Heap in use and memory size of the instance: for leak tests and the curious.",
-         "{heapInUse, memoryBytes, wireBytes, emvalHandles}"},
+         RUN(head_patterns(a.model(0), a.options(1))), Role::method},
+        {"parameters", {model()}, {}, "A copy of every parameter, in the core's layout.",
+         [](const Args& a, Writer& w) { const auto& p = a.model(0).model().params(); w.values(p.data(), p.size()); }, returns::float64_array(),
+         Role::method},
+        {"dispose", {model()}, {}, "Frees the model (twice is harmless).",
+         [](const Args& a, Writer& w) { models.erase(int(a.number(0))); w.begin().end(); }, returns::nothing(), Role::release},
+        // Check my numbers
+        {"diagnose", {string("check"), tensor("student"), opts()}, reads(diagnose_option_set()),
+         "A student's tensor against the core's result for the check's inputs and against each known mistake, computed by the core.",
+         RUN(diagnose(a.text(0), a.tensor(1), a.options(2)))},
+        {"diagnoseMistakes", {string("check")}, {}, "The mistakes a check of diagnose knows, in the order they are tried.",
+         RUN(diagnose_mistakes(a.text(0)))},
+        {"gptGradcheck", {number("seed", 0)}, {}, "Whole-GPT gradient check on a tiny configuration.", RUN(gpt_gradcheck(a.number(0)))},
+        {"memoryStats", {}, {}, "Heap in use and memory size of the instance: for leak tests and the curious.", RUN(memory_stats())},
     };
     return table;
 }

@@ -1,5 +1,7 @@
 // The parts of the boundary that do not depend on a single entry point (wire.hpp): the table's
-// description for JS, running an entry with arguments in the core's types, and the error writer.
+// description for JS (its options merged per row, its results' declarations), running an entry
+// with arguments in the core's types, and the error writer.
+#include <algorithm>
 #include <cstdio>
 
 #include "wire.hpp"
@@ -10,6 +12,15 @@ const char* kind_name(Kind k) {
     switch (k) {
 #define ATTN_X(kind) case Kind::kind: return #kind;
         ATTN_ARG_KINDS(ATTN_X)
+#undef ATTN_X
+    }
+    return "";
+}
+
+const char* result_kind_name(ResultKind k) {
+    switch (k) {
+#define ATTN_X(kind) case ResultKind::kind: return #kind;
+        ATTN_RESULT_KINDS(ATTN_X)
 #undef ATTN_X
     }
     return "";
@@ -79,6 +90,74 @@ std::string joined(const Items& items, F&& item, char open, char close) {
     for (const auto& x : items) out += (out.size() > 1 ? "," : "") + item(x);
     return out + close;
 }
+
+// A result's declaration: {kind, fields?: [{name, optional?, doc?, ...its type}], of?, value?}
+std::string type_json(const Type& t) {
+    std::string s = "\"kind\":" + quoted(result_kind_name(t.kind));
+    if (t.kind == ResultKind::object || t.kind == ResultKind::model)
+        s += ",\"fields\":" + joined(t.fields, [](const Field& f) {
+            std::string d = "{\"name\":" + quoted(f.name);
+            if (f.optional) d += ",\"optional\":true";
+            if (*f.doc) d += ",\"doc\":" + quoted(f.doc);
+            return d + "," + type_json(f.type) + "}";
+        }, '[', ']');
+    if (t.kind == ResultKind::array || t.kind == ResultKind::record) s += ",\"of\":{" + type_json(t.of.at(0)) + "}";
+    if (t.kind == ResultKind::oneOf) s += ",\"of\":" + joined(t.of, [](const Type& a) { return "{" + type_json(a) + "}"; }, '[', ']');
+    if (t.kind == ResultKind::literal) s += ",\"value\":" + quoted(t.value);
+    return s;
+}
+
+// A row's options as JS sees them: every set's options once, in the order they first appear. An
+// option of several sets allows every set's values, is required only where every set requires it,
+// and where the sets document it differently its doc says which is which ("kind 'sdpa': ...; ...").
+std::string option_json(const std::vector<OptionVariant>& variants, const OptionSpec& o) {
+    std::vector<std::string> values, docs;
+    std::vector<const OptionVariant*> with;   // the variants that have it
+    bool required = true;
+    for (const OptionVariant& v : variants) {
+        const auto it = std::find_if(v.set->begin(), v.set->end(), [&](const OptionSpec* x) { return std::string(x->name) == o.name; });
+        required = required && it != v.set->end() && (*it)->required;
+        if (it == v.set->end()) continue;
+        for (const char* c : (*it)->values)
+            if (std::find(values.begin(), values.end(), c) == values.end()) values.push_back(c);
+        with.push_back(&v);
+        docs.push_back((*it)->doc);
+    }
+    std::string doc = docs.front();
+    if (std::any_of(docs.begin(), docs.end(), [&](const std::string& d) { return d != docs.front(); })) {
+        doc.clear();
+        for (std::size_t i = 0; i < docs.size(); ++i) {   // each doc once, after the variants that have it
+            if (std::find(docs.begin(), docs.begin() + long(i), docs[i]) != docs.begin() + long(i)) continue;
+            std::string whens;
+            for (std::size_t j = i; j < docs.size(); ++j)
+                if (docs[j] == docs[i]) whens += (whens.empty() ? "" : ", ") + with[j]->when;
+            doc += (doc.empty() ? "" : "; ") + whens + ": " + docs[i];
+        }
+    }
+    std::string d = "{\"name\":" + quoted(o.name) + ",\"kind\":" + quoted(option_kind_name(o.kind));
+    if (!values.empty()) d += ",\"values\":" + joined(values, [](const std::string& v) { return quoted(v); }, '[', ']');
+    if (required) d += ",\"required\":true";
+    return d + ",\"doc\":" + quoted(doc) + "}";
+}
+
+std::string options_json(const std::vector<OptionVariant>& variants) {
+    std::vector<const OptionSpec*> first;
+    for (const OptionVariant& v : variants)
+        for (const OptionSpec* o : *v.set)
+            if (std::none_of(first.begin(), first.end(), [&](const OptionSpec* f) { return std::string(f->name) == o->name; })) first.push_back(o);
+    return joined(first, [&](const OptionSpec* o) { return option_json(variants, *o); }, '[', ']');
+}
+
+std::string arg_json(const ArgSpec& a) {
+    std::string d = "{\"name\":" + quoted(a.name) + ",\"kind\":" + quoted(kind_name(a.kind));
+    if (a.has_default) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.17g", a.fallback);
+        d += std::string(",\"default\":") + buf;
+    }
+    return d + "}";
+}
+
 }  // namespace
 
 std::string describe_json() {
@@ -94,18 +173,8 @@ std::string describe_json() {
 #undef ATTN_X
     s += "},\"functions\":";
     s += joined(entries(), [](const Entry& e) {
-        std::string f = "{\"name\":" + quoted(e.name) + ",\"args\":";
-        f += joined(e.args, [](const ArgSpec& a) {
-            std::string d = "{\"name\":" + quoted(a.name) + ",\"kind\":" + quoted(kind_name(a.kind));
-            if (a.has_default) {
-                char buf[32];
-                std::snprintf(buf, sizeof buf, "%.17g", a.fallback);
-                d += std::string(",\"default\":") + buf;
-            }
-            return d + "}";
-        }, '[', ']');
-        f += ",\"options\":" + joined(e.options, [](const char* o) { return quoted(o); }, '[', ']');
-        return f + ",\"doc\":" + quoted(e.doc) + ",\"returns\":" + quoted(e.returns) + ",\"role\":" + quoted(role_name(e.role)) + "}";
+        return "{\"name\":" + quoted(e.name) + ",\"args\":" + joined(e.args, arg_json, '[', ']') + ",\"options\":" + options_json(e.options) +
+               ",\"doc\":" + quoted(e.doc) + ",\"returns\":{" + type_json(e.returns) + "},\"role\":" + quoted(role_name(e.role)) + "}";
     }, '[', ']');
     s += ",\"errorCodes\":" + joined(error_codes(), [](const ErrorCodeInfo& c) {
         return quoted(c.name) + ":" + joined(c.params, [](const char* p) { return quoted(p); }, '[', ']');

@@ -68,7 +68,7 @@ function optionsArg(opts) {
   return out;
 }
 
-// ---- The wire (wasm/bindings/bindings.cpp) ----------------------------------------------
+// ---- The wire (wasm/bindings/request.hpp, bindings.cpp) ------------------------------------
 // A request is a list of numbers (argument descriptions, then tensor data) and a list of bytes
 // (strings, boolean masks), written into reused regions of the WASM heap; one call runs it.
 const encoder = new TextEncoder();
@@ -222,7 +222,10 @@ function makeApi(m) {
     errorCodes: table.errorCodes,
     /** {parameter name: kind}: name, text, number, shape, index or list (docs/api.md, "Errors"). */
     errorParams: table.errorParams,
-    /** The functions: [{name, args: [{name, kind, default?}], options, doc, returns, role}], or the one named. */
+    /**
+     * The functions: [{name, args: [{name, kind, default?}], options: [{name, kind, values?, required?, doc}],
+     * doc, returns: {kind, fields?, of?, value?}, role}], or the one named (docs/api.md, "describe").
+     */
     describe: (name) => (name === undefined ? table.functions : table.functions.find((f) => f.name === name)),
   };
 

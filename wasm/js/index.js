@@ -3,6 +3,19 @@
 import { instantiateCore } from './api.js';
 
 export { tensor, toNested, instantiateCore } from './api.js';
+export { parseTensor, parseNpy, ParseError } from './parse-tensor.js';
+import { parseTensor } from './parse-tensor.js';
+
+/**
+ * "Check my numbers" from text: what a student's program printed (PyTorch, NumPy, a list, CSV
+ * rows; parse-tensor.js), diagnosed by the core against the check's inputs:
+ * diagnoseText(core, 'softmax', {scores}, 'tensor([[1.0000, 0.0000], ...])'). Throws a ParseError
+ * (code paste_*) for text it cannot read, the core's Error for bad inputs (docs/api.md).
+ */
+export function diagnoseText(core, check, inputs, text) {
+  const { shape, data, resolution } = parseTensor(text);
+  return core.diagnose(check, { shape, data }, { ...inputs, resolution: { shape, data: resolution } });
+}
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 

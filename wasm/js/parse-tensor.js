@@ -24,7 +24,7 @@ export class ParseError extends Error {
 const fail = (code, params, message) => { throw new ParseError(code, params, message); };
 
 // a number as Python, NumPy and PyTorch print it; nan and inf in their spellings
-const NUMBER = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|NaN|inf|Inf|infinity|Infinity)/;
+const NUMBER = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|NaN|[iI]nf(?:inity)?)/;
 
 /** The value of a number token, its printed decimals (-1: nan or inf) and its exponent. */
 function readNumber(token) {
@@ -162,6 +162,10 @@ export function parseTensor(text) {
       if (comma >= 0) end = comma;
     }
     const tail = body.slice(end);
+    // after the values only PyTorch's and NumPy's keyword tails: dtype=..., grad_fn=<...>, size=(...)
+    if (!/^\s*(,\s*[a-z_]+\s*=\s*(<[^>]*>|\([^)]*\)|'[^']*'|"[^"]*"|[\w.:]+)\s*)*,?\s*$/.test(tail)) {
+      fail('paste_trailing', { at: call[0].length + end }, 'text after the tensor (two pasted at once?)');
+    }
     if (/size\s*=\s*\(/.test(tail) && /\[\s*\]/.test(body.slice(0, end))) fail('paste_empty', {}, 'an empty tensor');
     const scalar = !body.trimStart().startsWith('[');
     const parsed = scalar ? readScalar(body.slice(0, end)) : readNested(body, 0, end);
@@ -179,6 +183,7 @@ export function parseTensor(text) {
 
 function readScalar(text) {
   const t = text.trim();
+  if (t === 'True' || t === 'False') return { shape: [], data: [t === 'True' ? 1 : 0], decimals: [0], exponents: [0] };
   const m = NUMBER.exec(t);
   if (!m || m[0].length !== t.length) fail('paste_not_number', { token: t.slice(0, 24) }, `"${t.slice(0, 24)}" is not a number`);
   const [v, d, e] = readNumber(t);
@@ -209,6 +214,7 @@ export function parseNpy(input) {
   const magic = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];
   if (bytes.length < 10 || magic.some((b, i) => bytes[i] !== b)) fail('npy_not_npy', {}, 'not a .npy file (no \\x93NUMPY at its start)');
   const major = bytes[6];
+  if (bytes.length < (major === 1 ? 10 : 12)) fail('npy_truncated', {}, 'the .npy file ends inside its header');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (major < 1 || major > 3) fail('npy_version', { version: `${major}.${bytes[7]}` }, `.npy format ${major}.${bytes[7]} is not one this reads`);
   const headerLen = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
@@ -228,7 +234,7 @@ export function parseNpy(input) {
     b1: (o) => view.getUint8(o),
   };
   const read = readers[`${kind}${size}`];
-  if (!read) fail('npy_dtype', { dtype: descr[0].slice(1, -1) }, `element type ${descr[1]}${kind}${size} is not one this reads`);
+  if (!read) fail('npy_dtype', { dtype: `${order}${kind}${size}` }, `element type ${descr[1]}${kind}${size} is not one this reads`);
   const shape = shapeText[1].split(',').map((d) => d.trim()).filter(Boolean).map(Number);
   if (shape.some((d) => !Number.isInteger(d) || d < 0)) fail('npy_header', { header: header.slice(0, 80) }, 'the .npy shape is not a list of sizes');
   if (shape.length > LIMITS.depth) fail('paste_too_deep', { max: LIMITS.depth }, `more than ${LIMITS.depth} axes`);

@@ -6,59 +6,16 @@
 // permutation, dropout, the future probe, gradcheck's G, the variance Monte Carlo), the program
 // carries the core's generator ported to Python, so it draws the same numbers.
 //
-// JS only: nothing here calls the core. It formats the arguments it is given and checks only
-// what it needs to write a program (the function, the argument count, tensor shapes against their
-// data, option names); the values themselves are the core's to check when the call is made.
+// JS only: nothing here calls the core. It formats the arguments it is given, read by
+// pytorch-args.js, which checks only what writing a program needs (the function, the argument
+// count, tensor shapes against their data, option names); the values themselves are the core's to
+// check when the call is made.
 import {
   pyFloat, pyValue, assign, show, header, program, comment, pyMha, pyCoreRng, pyGradcheck,
 } from './pytorch-format.js';
+import { fail, tensorArg, optionsArg, number, whole, scaleExpr, MHA_DEFAULTS, mhaArgs } from './pytorch-args.js';
 
-const fail = (fn, msg) => { throw new Error(`toPyTorch('${fn}'): ${msg}`); };
-
-/** {shape, data} with data as an array of numbers (or 0/1 for a mask), checked for its shape. */
-function tensorArg(fn, name, t, { bool = false } = {}) {
-  if (t === null || typeof t !== 'object' || !Array.isArray(t.shape) || t.data === undefined || typeof t.data.length !== 'number')
-    fail(fn, `${name} must be a tensor {shape, data}`);
-  if (!t.shape.every((d) => Number.isInteger(d) && d >= 1)) fail(fn, `${name}.shape must hold whole numbers >= 1, got [${t.shape.join(', ')}]`);
-  const n = t.shape.reduce((a, b) => a * b, 1);
-  if (t.data.length !== n) fail(fn, `${name} has shape (${t.shape.join(', ')}), which needs ${n} values, but its data has ${t.data.length}`);
-  const data = bool ? Uint8Array.from(t.data, (v) => (v ? 1 : 0)) : Array.from(t.data);
-  if (!bool && data.some((v) => typeof v !== 'number')) fail(fn, `${name}.data must hold numbers`);
-  return { shape: t.shape.slice(), data };
-}
-
-/** The options object with its defaults; unknown names are an error, as in the core. */
-function optionsArg(fn, o, defaults) {
-  if (o === undefined || o === null) return { ...defaults };
-  if (typeof o !== 'object' || Array.isArray(o)) fail(fn, 'opts must be an object');
-  for (const k of Object.keys(o)) if (!(k in defaults)) fail(fn, `unknown option '${k}' (known: ${Object.keys(defaults).join(', ') || 'none'})`);
-  const out = { ...defaults };
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
-  return out;
-}
-
-const number = (fn, name, v) => (typeof v === 'number' && Number.isFinite(v) ? v : fail(fn, `${name} must be a finite number`));
-const whole = (fn, name, v) => (Number.isInteger(v) && v >= 0 ? v : fail(fn, `${name} must be a whole number >= 0`));
-
-/** The Python expression of a `scale` option: null for the default 1/sqrt(head width). */
-function scaleExpr(fn, scale, { modelWidth = null } = {}) {
-  if (scale === 'head') return null;
-  if (scale === 'none') return '1.0';
-  if (scale === 'model') return modelWidth ? `1 / math.sqrt(${modelWidth})` : fail(fn, "scale 'model' needs a model width C (use multiHeadAttention)");
-  if (typeof scale === 'number' && Number.isFinite(scale)) return pyFloat(scale);
-  return fail(fn, `scale must be 'head', 'model', 'none' or a number, got ${String(scale)}`);
-}
-
-// ---- the multi-head options, shared by several functions -----------------------------------
-const MHA_DEFAULTS = { wq: undefined, wk: undefined, wv: undefined, heads: 1, causal: false, scale: 'head', memory: undefined };
-
-function mhaArgs(fn, o) {
-  for (const k of ['wq', 'wk', 'wv']) if (o[k] === undefined) fail(fn, `opts.${k} is required`);
-  const w = Object.fromEntries(['wq', 'wk', 'wv'].map((k) => [k, tensorArg(fn, `opts.${k}`, o[k])]));
-  const heads = Number.isInteger(o.heads) && o.heads >= 1 ? o.heads : fail(fn, 'opts.heads must be a whole number >= 1');
-  const memory = o.memory === undefined ? null : tensorArg(fn, 'opts.memory', o.memory);
-  return { ...w, heads, causal: !!o.causal, scale: scaleExpr(fn, o.scale, { modelWidth: 'x.shape[-1]' }), memory };
-}
+// ---- Python pieces several programs share ------------------------------------------------------
 
 /** Literals for the weights (and memory) and the call `multi_head_attention(x, ...)`. */
 function mhaSetup(m) {
@@ -322,7 +279,7 @@ max_diff = (out_of_permuted - permuted_out).abs().max().item()`,
     if (o.x === undefined) fail(fn, 'opts.x is required');
     const m = mhaArgs(fn, o);
     const inputs = [['x', 'x'], ['wq', 'w_q'], ['wk', 'w_k'], ['wv', 'w_v'], ...(m.memory ? [['memory', 'memory']] : [])];
-    const call = `multi_head_attention(x, w_q, w_k, w_v, heads=${m.heads}, causal=${m.causal ? 'True' : 'False'}${m.scale ? `, scale=${m.scale}` : ''}${m.memory ? ', memory=memory' : ''})[0]`;
+    const call = `${mhaCall(m)}[0]`;
     return program(header("core.gradcheck('mha', opts) in PyTorch."), pyMha(), pyCoreRng({ normal: true }),
       [assign('x', tensorArg(fn, 'opts.x', o.x)), mhaSetup(m), `seed = ${whole(fn, 'opts.seed', o.seed)}`].join('\n'),
       comment("G is drawn by the core from the seed (the generator ported above)."),

@@ -103,30 +103,74 @@ GradcheckResult gradcheck_mha(const Tensor& x, const MhaOptions& opts, std::uint
         analytic);
 }
 
+// ---- options ---------------------------------------------------------------------------------
+namespace {
+using detail::kSdpaQ, detail::kSdpaK, detail::kSdpaV;
+constexpr OptionSpec kX{"x", OptionKind::tensor, "multiHeadAttention's input (B, T, C)", {}, true};
+constexpr OptionSpec kGradSeed{"seed", OptionKind::integer, "the seed of G = randn(out's shape), the upstream gradient (default 0)"};
+constexpr OptionSpec kT{"t", OptionKind::integer, "the last position kept: x changes at the positions after t, from 0 to T - 2", {}, true};
+constexpr OptionSpec kProbeSeed{"seed", OptionKind::integer, "the changed values' seed (default 0)"};
+constexpr OptionSpec kP{"p", OptionKind::number, "the probability that an entry is dropped, in [0, 1) (default 0.1)"};
+constexpr OptionSpec kTraining{"training", OptionKind::boolean,
+                               "true (the default): drop and scale the kept entries by 1 / (1 - p); false: evaluation, the identity"};
+constexpr OptionSpec kDropoutSeed{"seed", OptionKind::integer, "the draws' seed (default 0)"};
+constexpr OptionSpec kSamples{"samples", OptionKind::integer, "the samples averaged, from 1 to 10000000 (default 1000)"};
+constexpr OptionSpec kSamplesSeed{"seed", OptionKind::integer, "sample k is drawn with seed + k (default 0)"};
+constexpr OptionSpec kStatsTraining{"training", OptionKind::boolean,
+                                    "true (the default): dropout as in training; false: evaluation, every sample is the weights"};
+}  // namespace
+
+const OptionSet& gradcheck_sdpa_option_set() {
+    static const OptionSet set = detail::joined(detail::joined({&kSdpaQ, &kSdpaK, &kSdpaV}, sdpa_option_set()), {&kGradSeed});
+    return set;
+}
+const OptionSet& gradcheck_mha_option_set() {
+    static const OptionSet set = detail::joined(detail::joined({&kX}, mha_option_set()), {&kGradSeed});
+    return set;
+}
+const OptionSet& future_probe_option_set() {
+    static const OptionSet set = detail::joined(mha_option_set(), {&kT, &kProbeSeed});
+    return set;
+}
+const OptionSet& dropout_option_set() {
+    static const OptionSet set{&kP, &kTraining, &kDropoutSeed};
+    return set;
+}
+const OptionSet& dropout_stats_option_set() {
+    static const OptionSet set{&kP, &kSamples, &kSamplesSeed, &kStatsTraining};
+    return set;
+}
+
+detail::GradcheckSdpaInputs detail::read_gradcheck_sdpa_options(OptionReader& r) {
+    const Tensor* q = r.tensor(kSdpaQ, "(..., Tq, d)");
+    const Tensor* k = r.tensor(kSdpaK, "(..., Tk, d)");
+    const Tensor* v = r.tensor(kSdpaV, "(..., Tk, dv)");
+    const SdpaOptions so = read_sdpa_options(r);
+    return {*q, *k, *v, so, r.seed(kGradSeed)};
+}
+
+detail::FutureProbeInputs detail::read_future_probe_options(OptionReader& r) {
+    const MhaOptions mo = read_mha_options(r);
+    const std::size_t t = r.index(kT, 0, 0, kMaxElements);
+    return {mo, t, r.seed(kProbeSeed)};
+}
+
+detail::DropoutInputs detail::read_dropout_options(OptionReader& r) {
+    const double p = r.number(kP, 0.1);
+    const bool training = r.boolean(kTraining, true);
+    return {p, training, r.seed(kDropoutSeed)};
+}
+
 GradcheckResult gradcheck(const std::string& kind, const Options& opts) {
-    detail::OptionReader r(opts, "gradcheck");
-    // a tensor option the kind needs
-    auto required = [&](const char* key, const char* layout) {
-        const Tensor* t = r.tensor(key);
-        if (!t)
-            throw Error(ErrorCode::missing, {{"fn", "gradcheck"}, {"arg", std::string("opts.") + key}, {"expectedType", "tensor"}, {"layout", layout}});
-        return t;
-    };
     if (kind == "sdpa") {
-        const Tensor* q = required("q", "(..., Tq, d)");
-        const Tensor* k = required("k", "(..., Tk, d)");
-        const Tensor* v = required("v", "(..., Tk, dv)");
-        SdpaOptions so;
-        so.causal = r.boolean("causal", false);
-        so.scale = r.scale("scale", {"head", "none"});
-        const auto seed = r.seed("seed");
-        r.finish();
-        return gradcheck_sdpa(*q, *k, *v, so, seed);
+        const auto in = detail::read_options(opts, "gradcheck", gradcheck_sdpa_option_set(), detail::read_gradcheck_sdpa_options);
+        return gradcheck_sdpa(in.q, in.k, in.v, in.opts, in.seed);
     }
     if (kind == "mha") {
-        const Tensor* x = required("x", "(B, T, C)");
+        detail::OptionReader r(opts, "gradcheck", gradcheck_mha_option_set());
+        const Tensor* x = r.tensor(kX, "(B, T, C)");
         const MhaOptions mo = detail::read_mha_options(r);
-        const auto seed = r.seed("seed");
+        const auto seed = r.seed(kGradSeed);
         r.finish();
         return gradcheck_mha(*x, mo, seed);
     }
@@ -163,13 +207,8 @@ FutureProbeResult future_probe(const Tensor& x, const MhaOptions& opts, std::siz
 }
 
 FutureProbeResult future_probe(const Tensor& x, const Options& opts) {
-    detail::OptionReader r(opts, "futureProbe");
-    const MhaOptions mo = detail::read_mha_options(r);
-    if (!r.has("t")) throw Error(ErrorCode::missing, {{"fn", "futureProbe"}, {"arg", "opts.t"}, {"expectedType", "number"}, {"layout", ""}});
-    const std::size_t t = r.index("t", 0, 0, kMaxElements);
-    const auto seed = r.seed("seed");
-    r.finish();
-    return future_probe(x, mo, t, seed);
+    const auto in = detail::read_options(opts, "futureProbe", future_probe_option_set(), detail::read_future_probe_options);
+    return future_probe(x, in.mha, in.t, in.seed);
 }
 
 // ---- 18.7 dropout ----------------------------------------------------------------------------
@@ -191,12 +230,8 @@ Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed) {
 }
 
 Tensor dropout(const Tensor& x, const Options& opts) {
-    detail::OptionReader r(opts, "dropout");
-    const double p = r.number("p", 0.1);
-    const bool training = r.boolean("training", true);
-    const auto seed = r.seed("seed");
-    r.finish();
-    return dropout(x, p, training, seed);
+    const auto in = detail::read_options(opts, "dropout", dropout_option_set(), detail::read_dropout_options);
+    return dropout(x, in.p, in.training, in.seed);
 }
 
 DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::uint64_t seed, bool training) {
@@ -229,11 +264,11 @@ DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::
 }
 
 DropoutStats dropout_stats(const Tensor& w, const Options& opts) {
-    detail::OptionReader r(opts, "dropoutStats");
-    const double p = r.number("p", 0.1);
-    const std::size_t samples = r.index("samples", 1000, 1, 10000000);
-    const auto seed = r.seed("seed");
-    const bool training = r.boolean("training", true);
+    detail::OptionReader r(opts, "dropoutStats", dropout_stats_option_set());
+    const double p = r.number(kP, 0.1);
+    const std::size_t samples = r.index(kSamples, 1000, 1, 10000000);
+    const auto seed = r.seed(kSamplesSeed);
+    const bool training = r.boolean(kStatsTraining, true);
     r.finish();
     return dropout_stats(w, p, samples, seed, training);
 }

@@ -188,10 +188,20 @@ HeadPatterns CharTrainer::head_patterns(const std::string& text, std::size_t win
     return r;
 }
 
+namespace {
+constexpr OptionSpec kText{"text", OptionKind::string, "the text measured, 1 to tMax characters of the vocabulary (default '': the validation windows)"};
+constexpr OptionSpec kWindows{"windows", OptionKind::integer, "windows of tMax characters evenly spaced over the validation split, 1 to 256 (default 16)"};
+}  // namespace
+
+const OptionSet& head_patterns_option_set() {
+    static const OptionSet set{&kText, &kWindows};
+    return set;
+}
+
 HeadPatterns head_patterns(CharTrainer& tr, const Options& opts) {
-    detail::OptionReader r(opts, "headPatterns");
-    const std::string text = r.text("text", "");
-    const std::size_t windows = r.index("windows", 16, 1, kMaxPatternWindows);
+    detail::OptionReader r(opts, "headPatterns", head_patterns_option_set());
+    const std::string text = r.text(kText, "");
+    const std::size_t windows = r.index(kWindows, 16, 1, kMaxPatternWindows);
     r.finish();
     return tr.head_patterns(text, windows);
 }

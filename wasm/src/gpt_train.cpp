@@ -183,19 +183,57 @@ FutureCheck CharTrainer::future_check(const std::string& text, std::size_t t, st
     return r;
 }
 
+// ---- options ---------------------------------------------------------------------------------
+namespace {
+constexpr OptionSpec kC{"C", OptionKind::integer, "the model width (default 48)"};
+constexpr OptionSpec kHeads{"heads", OptionKind::integer, "attention heads per block, dividing C (default 4)"};
+constexpr OptionSpec kLayers{"layers", OptionKind::integer, "transformer blocks (default 2)"};
+constexpr OptionSpec kTMax{"tMax", OptionKind::integer, "the context length: rows of the learned position table (default 32)"};
+constexpr OptionSpec kSeed{"seed", OptionKind::integer, "the seed of the initial weights and of the training batches (default 0)"};
+constexpr OptionSpec kCausal{"causal", OptionKind::boolean,
+                             "the causal mask (default true; false is a debug switch: attention sees the future)"};
+constexpr OptionSpec kBatch{"batch", OptionKind::integer, "sequences per training step (default 8)"};
+constexpr OptionSpec kT{"T", OptionKind::integer, "the length of a training sequence, from 1 to tMax (default tMax)"};
+constexpr OptionSpec kLr{"lr", OptionKind::number, "AdamW's learning rate (default 3e-3)"};
+constexpr OptionSpec kPrompt{"prompt", OptionKind::string, "the text continued, in the training text's characters (default '': its first character)"};
+constexpr OptionSpec kLength{"length", OptionKind::integer, "the characters generated (default 80)"};
+constexpr OptionSpec kTemperature{"temperature", OptionKind::number, "divides the logits before sampling (default 1)"};
+constexpr OptionSpec kSampleSeed{"seed", OptionKind::integer, "the sampling seed (default 0)"};
+constexpr OptionSpec kKeep{"t", OptionKind::integer, "the last position kept: the characters after it are replaced (default 0)"};
+constexpr OptionSpec kReplaceSeed{"seed", OptionKind::integer, "the replacement characters' seed (default 0)"};
+constexpr OptionSpec kLayer{"layer", OptionKind::integer, "the block traced, from 0 to layers - 1 (default 0)"};
+}  // namespace
+
+const OptionSet& trainer_option_set() {
+    static const OptionSet set{&kC, &kHeads, &kLayers, &kTMax, &kSeed, &kCausal, &kBatch, &kT, &kLr};
+    return set;
+}
+const OptionSet& sample_option_set() {
+    static const OptionSet set{&kPrompt, &kLength, &kTemperature, &kSampleSeed};
+    return set;
+}
+const OptionSet& future_check_option_set() {
+    static const OptionSet set{&kKeep, &kReplaceSeed};
+    return set;
+}
+const OptionSet& block_trace_option_set() {
+    static const OptionSet set{&kLayer};
+    return set;
+}
+
 CharTrainer make_trainer(const std::string& text, const Options& opts) {
-    detail::OptionReader r(opts, "createModel");
+    detail::OptionReader r(opts, "createModel", trainer_option_set());
     GptConfig cfg;
     TrainOptions to;
-    cfg.C = r.index("C", 48, 1, kGptMaxC);
-    cfg.heads = r.index("heads", 4, 1, kGptMaxC);
-    cfg.layers = r.index("layers", 2, 1, kGptMaxLayers);
-    cfg.t_max = r.index("tMax", 32, 1, kGptMaxT);
-    cfg.seed = r.seed("seed");
-    cfg.causal = r.boolean("causal", true);
-    to.batch = r.index("batch", 8, 1, kGptMaxBatch);
-    to.t = r.index("T", double(cfg.t_max), 1, cfg.t_max);
-    to.lr = r.number("lr", 3e-3);
+    cfg.C = r.index(kC, 48, 1, kGptMaxC);
+    cfg.heads = r.index(kHeads, 4, 1, kGptMaxC);
+    cfg.layers = r.index(kLayers, 2, 1, kGptMaxLayers);
+    cfg.t_max = r.index(kTMax, 32, 1, kGptMaxT);
+    cfg.seed = r.seed(kSeed);
+    cfg.causal = r.boolean(kCausal, true);
+    to.batch = r.index(kBatch, 8, 1, kGptMaxBatch);
+    to.t = r.index(kT, double(cfg.t_max), 1, cfg.t_max);
+    to.lr = r.number(kLr, 3e-3);
     r.finish();
     return CharTrainer(text, cfg, to);
 }
@@ -213,26 +251,26 @@ Evaluation evaluate(CharTrainer& tr, double batches) {
 }
 
 std::string sample(CharTrainer& tr, const Options& opts) {
-    detail::OptionReader r(opts, "sample");
-    const std::string prompt = r.text("prompt", "");
-    const std::size_t length = r.index("length", 80, 0, kGptMaxSample);
-    const double temperature = r.number("temperature", 1.0);
-    const std::uint64_t seed = r.seed("seed");
+    detail::OptionReader r(opts, "sample", sample_option_set());
+    const std::string prompt = r.text(kPrompt, "");
+    const std::size_t length = r.index(kLength, 80, 0, kGptMaxSample);
+    const double temperature = r.number(kTemperature, 1.0);
+    const std::uint64_t seed = r.seed(kSampleSeed);
     r.finish();
     return tr.sample(prompt, length, temperature, seed);
 }
 
 FutureCheck future_check(CharTrainer& tr, const std::string& text, const Options& opts) {
-    detail::OptionReader r(opts, "futureCheck");
-    const std::size_t t = r.index("t", 0, 0, kGptMaxT);
-    const std::uint64_t seed = r.seed("seed");
+    detail::OptionReader r(opts, "futureCheck", future_check_option_set());
+    const std::size_t t = r.index(kKeep, 0, 0, kGptMaxT);
+    const std::uint64_t seed = r.seed(kReplaceSeed);
     r.finish();
     return tr.future_check(text, t, seed);
 }
 
 GptBlockTrace block_trace(CharTrainer& tr, const std::string& text, const Options& opts) {
-    detail::OptionReader r(opts, "blockTrace");
-    const std::size_t layer = r.index("layer", 0, 0, tr.model().config().layers - 1);
+    detail::OptionReader r(opts, "blockTrace", block_trace_option_set());
+    const std::size_t layer = r.index(kLayer, 0, 0, tr.model().config().layers - 1);
     r.finish();
     return tr.block_trace(text, layer);
 }

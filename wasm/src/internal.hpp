@@ -68,37 +68,65 @@ std::uint64_t to_seed(Name name, double v);
 double scale_factor(const Scale& s, std::size_t hs, std::size_t C);
 
 // ---- Options -------------------------------------------------------------------------
-// Reads typed values out of an Options map and rejects keys that were never read. Errors name
-// the option as opts.<key>.
+// Reads the values of an Options map by the function's OptionSet (attn/options.hpp). Each read
+// names the option's declaration; a value of another kind than declared is a wrong_type error, a
+// required option left out a missing one (with `layout` in its message), and finish() rejects
+// every key the set does not declare (unknown_option, listing the set). Errors name the option as
+// opts.<name>. Reading an option the set does not declare, or as another kind, and finishing with
+// a declared option never read, are the core's own bugs: internal errors.
 class OptionReader {
 public:
-    OptionReader(const Options& opts, std::string_view fn);
+    OptionReader(const Options& opts, std::string_view fn, const OptionSet& set);
     std::string_view fn() const { return fn_; }
-    bool has(const std::string& key) const;
-    bool boolean(const std::string& key, bool fallback);
-    double number(const std::string& key, double fallback);
-    std::size_t index(const std::string& key, double fallback, std::size_t lo, std::size_t hi);   // a whole number
-    std::uint64_t seed(const std::string& key);                                                   // default 0
-    std::string text(const std::string& key, const std::string& fallback);                         // any string
-    // one of `allowed`; a value of another type is reported as not `expected_type`
-    std::string string(const std::string& key, const std::string& fallback,
-                       std::initializer_list<const char*> allowed, const char* expected_type = "string");
-    const Tensor* tensor(const std::string& key);             // a boolean tensor is read as 0.0 / 1.0
-    const BoolTensor* bool_tensor(const std::string& key);   // a tensor of 0 and 1; nullptr when absent or not a tensor
-    Scale scale(const std::string& key, std::initializer_list<const char*> kinds);
-    const OptionValue* raw(const std::string& key);
-    void finish() const;   // throws on any key not read
+    bool boolean(const OptionSpec& o, bool fallback);
+    double number(const OptionSpec& o, double fallback);   // number or integer: the caller checks the range
+    std::size_t index(const OptionSpec& o, double fallback, std::size_t lo, std::size_t hi);   // integer
+    std::uint64_t seed(const OptionSpec& o);                                                   // integer, default 0
+    std::string text(const OptionSpec& o, const std::string& fallback);                         // string
+    std::string choice(const OptionSpec& o, const std::string& fallback);   // choice (or choice_or_mask): one of o.values
+    const Tensor* tensor(const OptionSpec& o, const char* layout = "");      // a boolean tensor is read as 0.0 / 1.0
+    const BoolTensor* mask(const OptionSpec& o);   // choice_or_mask given as a tensor of 0 and 1; else nullptr (read choice())
+    Scale scale(const OptionSpec& o);              // number_or_choice
+    void finish() const;
 private:
     const Options& opts_;
     std::string_view fn_;
-    std::vector<std::string> used_;
+    const OptionSet& set_;
+    std::vector<bool> read_;                 // per entry of the set
     std::list<Tensor> converted_;            // tensors read from boolean tensors and back (stable addresses)
     std::list<BoolTensor> converted_bool_;
+    // the value given for o (nullptr when absent), after checking that o is read as it is declared
+    const OptionValue* get(const OptionSpec& o, std::initializer_list<OptionKind> read_as, const char* layout = "");
+    [[noreturn]] void wrong_type(const OptionSpec& o, const OptionValue& v) const;
 };
-MhaOptions read_mha_options(OptionReader& r, bool weights_required = true);
-SdpaOptions read_sdpa_options(OptionReader& r);        // {causal, scale}
-SoftmaxOptions read_softmax_options(OptionReader& r);  // {dim, mask, maskOrder}
-PermutationOptions read_permutation_options(OptionReader& r);   // mha's, positions, tMax, seed, positionSeed
+// Reads opts by `set` with read(OptionReader&), then rejects what the set does not declare.
+template <class Read>
+auto read_options(const Options& opts, std::string_view fn, const OptionSet& set, Read&& read) {
+    OptionReader r(opts, fn, set);
+    auto value = read(r);
+    r.finish();
+    return value;
+}
+// A set followed by more options, or options followed by a set.
+OptionSet joined(const OptionSet& first, std::initializer_list<const OptionSpec*> more);
+OptionSet joined(std::initializer_list<const OptionSpec*> first, const OptionSet& more);
+// sdpa's inputs as options: gradcheck's (kind 'sdpa') and explain's (sdpa, gradcheck)
+inline constexpr OptionSpec kSdpaQ{"q", OptionKind::tensor, "sdpa's queries (..., Tq, d)", {}, true};
+inline constexpr OptionSpec kSdpaK{"k", OptionKind::tensor, "sdpa's keys (..., Tk, d)", {}, true};
+inline constexpr OptionSpec kSdpaV{"v", OptionKind::tensor, "sdpa's values (..., Tk, dv)", {}, true};
+MhaOptions read_mha_options(OptionReader& r);          // mha_option_set()
+SdpaOptions read_sdpa_options(OptionReader& r);        // sdpa_option_set()
+SoftmaxOptions read_softmax_options(OptionReader& r);  // softmax_option_set()
+AverageMethod read_average_method(OptionReader& r);    // causal_average_option_set()
+PositionOptions read_position_options(OptionReader& r);        // positions_option_set()
+PermutationOptions read_permutation_options(OptionReader& r);   // permutation_option_set()
+// gradcheck_sdpa_option_set(), future_probe_option_set(), dropout_option_set()
+struct GradcheckSdpaInputs { Tensor q, k, v; SdpaOptions opts; std::uint64_t seed; };
+GradcheckSdpaInputs read_gradcheck_sdpa_options(OptionReader& r);
+struct FutureProbeInputs { MhaOptions mha; std::size_t t; std::uint64_t seed; };
+FutureProbeInputs read_future_probe_options(OptionReader& r);
+struct DropoutInputs { double p; bool training; std::uint64_t seed; };
+DropoutInputs read_dropout_options(OptionReader& r);
 
 // Shapes of q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv), checked with messages prefixed by fn.
 struct SdpaDims { std::size_t N, Tq, Tk, d, dv; Shape lead; };

@@ -111,11 +111,40 @@ MhaResult multi_head_attention(const Tensor& x, const MhaOptions& opts) {
     return forward(x, opts, D, "multiHeadAttention").res;
 }
 
+// ---- options ---------------------------------------------------------------------------------
+namespace {
+constexpr OptionSpec kWq{"wq", OptionKind::tensor,
+                         "the query projection (C, D), math layout: head h owns the columns h*hs .. (h+1)*hs - 1", {}, true};
+constexpr OptionSpec kWk{"wk", OptionKind::tensor, "the key projection (C, D), math layout", {}, true};
+constexpr OptionSpec kWv{"wv", OptionKind::tensor, "the value projection (C, D), math layout", {}, true};
+constexpr OptionSpec kHeads{"heads", OptionKind::integer, "the number of heads NH, dividing D into heads of hs = D / NH (default 1)"};
+constexpr OptionSpec kCausal{"causal", OptionKind::boolean, "true: query t sees keys 0..t only (top-left aligned); false (the default): every key"};
+constexpr const char* kScales[] = {"head", "model", "none"};
+constexpr OptionSpec kScale{"scale", OptionKind::number_or_choice,
+                            "what q.k is multiplied by: 'head' (the default, 1/sqrt(hs)), 'model' (1/sqrt(C)), 'none' (1) or a number", kScales};
+constexpr OptionSpec kMemory{"memory", OptionKind::tensor,
+                             "(B, Tin, C): keys and values come from here (cross-attention); left out: self-attention"};
+}  // namespace
+
+const OptionSet& mha_option_set() {
+    static const OptionSet set{&kWq, &kWk, &kWv, &kHeads, &kCausal, &kScale, &kMemory};
+    return set;
+}
+
+MhaOptions detail::read_mha_options(OptionReader& r) {
+    MhaOptions o;
+    o.wq = *r.tensor(kWq, "(C, D)");
+    o.wk = *r.tensor(kWk, "(C, D)");
+    o.wv = *r.tensor(kWv, "(C, D)");
+    o.heads = r.index(kHeads, 1, 1, 1 << 20);
+    o.causal = r.boolean(kCausal, false);
+    o.scale = r.scale(kScale);
+    if (const Tensor* m = r.tensor(kMemory)) { o.has_memory = true; o.memory = *m; }
+    return o;
+}
+
 MhaResult multi_head_attention(const Tensor& x, const Options& opts) {
-    detail::OptionReader r(opts, "multiHeadAttention");
-    const MhaOptions o = detail::read_mha_options(r);
-    r.finish();
-    return multi_head_attention(x, o);
+    return multi_head_attention(x, detail::read_options(opts, "multiHeadAttention", mha_option_set(), detail::read_mha_options));
 }
 
 MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const MhaOptions& o) {
@@ -150,10 +179,8 @@ MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, 
 }
 
 MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const Options& opts) {
-    detail::OptionReader r(opts, "multiHeadAttentionBackward");
-    const MhaOptions o = detail::read_mha_options(r);
-    r.finish();
-    return multi_head_attention_backward(x, grad_out, o);
+    return multi_head_attention_backward(x, grad_out,
+                                         detail::read_options(opts, "multiHeadAttentionBackward", mha_option_set(), detail::read_mha_options));
 }
 
 }  // namespace attn

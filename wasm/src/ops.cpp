@@ -38,10 +38,18 @@ Tensor sum_along(const Tensor& x, long dim) {
     return out;
 }
 
+namespace {
+constexpr OptionSpec kDim{"dim", OptionKind::integer, "the axis summed over (default -1, the last; negatives count from the end)"};
+constexpr OptionSpec kCausal{"causal", OptionKind::boolean, "true (the default): 1 where j <= i, 0 above the diagonal; false: all ones"};
+}  // namespace
+
+const OptionSet& sum_option_set() {
+    static const OptionSet set{&kDim};
+    return set;
+}
+
 Tensor sum_along(const Tensor& x, const Options& opts) {
-    detail::OptionReader r(opts, "sum");
-    const double dim = r.number("dim", -1);
-    r.finish();
+    const double dim = detail::read_options(opts, "sum", sum_option_set(), [](detail::OptionReader& r) { return r.number(kDim, -1); });
     return sum_along(x, detail::to_dim({"sum", "opts.dim"}, dim));
 }
 
@@ -78,10 +86,13 @@ Tensor mask_matrix(std::size_t Tq, std::size_t Tk, bool causal) {
     return m;
 }
 
+const OptionSet& mask_matrix_option_set() {
+    static const OptionSet set{&kCausal};
+    return set;
+}
+
 Tensor mask_matrix(double Tq, double Tk, const Options& opts) {
-    detail::OptionReader r(opts, "maskMatrix");
-    const bool causal = r.boolean("causal", true);
-    r.finish();
+    const bool causal = detail::read_options(opts, "maskMatrix", mask_matrix_option_set(), [](detail::OptionReader& r) { return r.boolean(kCausal, true); });
     return mask_matrix(detail::to_index({"maskMatrix", "Tq"}, Tq, 1, kMaxElements), detail::to_index({"maskMatrix", "Tk"}, Tk, 1, kMaxElements),
                        causal);
 }

@@ -30,12 +30,31 @@ Tensor positions(PositionKind kind, std::size_t T, std::size_t C, const Position
     return pe;
 }
 
-Tensor positions(const std::string& kind, double T, double C, const Options& opts) {
-    detail::OptionReader r(opts, "positions");
+namespace {
+constexpr OptionSpec kTMax{"tMax", OptionKind::integer, "the rows of the learned table, at least T (default 64)"};
+constexpr OptionSpec kSeed{"seed", OptionKind::integer, "the learned table's seed (default 0)"};
+constexpr const char* kPositionKinds[] = {"none", "learned", "sinusoidal"};
+constexpr OptionSpec kPositions{"positions", OptionKind::choice, "the positions added to x: 'none' (the default), 'learned' or 'sinusoidal'",
+                                kPositionKinds};
+constexpr OptionSpec kPositionTMax{"tMax", OptionKind::integer, "the rows of the learned position table (default 64)"};
+constexpr OptionSpec kPermutationSeed{"seed", OptionKind::integer, "the permutation's seed (default 0)"};
+constexpr OptionSpec kPositionSeed{"positionSeed", OptionKind::integer, "the learned position table's seed (default 0)"};
+}  // namespace
+
+const OptionSet& positions_option_set() {
+    static const OptionSet set{&kTMax, &kSeed};
+    return set;
+}
+
+PositionOptions detail::read_position_options(OptionReader& r) {
     PositionOptions po;
-    po.t_max = r.index("tMax", 64, 1, kMaxElements);
-    po.seed = r.seed("seed");
-    r.finish();
+    po.t_max = r.index(kTMax, 64, 1, kMaxElements);
+    po.seed = r.seed(kSeed);
+    return po;
+}
+
+Tensor positions(const std::string& kind, double T, double C, const Options& opts) {
+    const PositionOptions po = detail::read_options(opts, "positions", positions_option_set(), detail::read_position_options);
     if (kind != "learned" && kind != "sinusoidal")
         throw Error(ErrorCode::not_one_of, {{"fn", "positions"}, {"arg", "kind"}, {"choice", kind},
                                             {"choices", std::vector<std::string>{"learned", "sinusoidal"}}});
@@ -82,25 +101,25 @@ PermutationResult permutation_check(const Tensor& x, const PermutationOptions& o
     return res;
 }
 
-namespace detail {
-PermutationOptions read_permutation_options(OptionReader& r) {
+const OptionSet& permutation_option_set() {
+    static const OptionSet set = detail::joined(mha_option_set(), {&kPositions, &kPositionTMax, &kPermutationSeed, &kPositionSeed});
+    return set;
+}
+
+PermutationOptions detail::read_permutation_options(OptionReader& r) {
     PermutationOptions po;
     po.mha = read_mha_options(r);
-    const std::string kind = r.string("positions", "none", {"none", "learned", "sinusoidal"});
+    const std::string kind = r.choice(kPositions, "none");
     po.use_positions = kind != "none";
     po.position_kind = kind == "sinusoidal" ? PositionKind::Sinusoidal : PositionKind::Learned;
-    po.pos.t_max = r.index("tMax", 64, 1, kMaxElements);
-    po.seed = r.seed("seed");
-    po.pos.seed = r.seed("positionSeed");
+    po.pos.t_max = r.index(kPositionTMax, 64, 1, kMaxElements);
+    po.seed = r.seed(kPermutationSeed);
+    po.pos.seed = r.seed(kPositionSeed);
     return po;
 }
-}  // namespace detail
 
 PermutationResult permutation_check(const Tensor& x, const Options& opts) {
-    detail::OptionReader r(opts, "permutationCheck");
-    const PermutationOptions po = detail::read_permutation_options(r);
-    r.finish();
-    return permutation_check(x, po);
+    return permutation_check(x, detail::read_options(opts, "permutationCheck", permutation_option_set(), detail::read_permutation_options));
 }
 
 }  // namespace attn

@@ -157,10 +157,22 @@ Shape with_tail(Shape lead, std::size_t a, std::size_t b) {
 
 }  // namespace
 
+namespace {
+constexpr OptionSpec kCausal{"causal", OptionKind::boolean, "true: query t sees keys 0..t only (top-left aligned); false (the default): every key"};
+constexpr const char* kScales[] = {"head", "none"};
+constexpr OptionSpec kScale{"scale", OptionKind::number_or_choice, "what q.k is multiplied by: 'head' (the default, 1/sqrt(d)), 'none' (1) or a number",
+                            kScales};
+}  // namespace
+
+const OptionSet& sdpa_option_set() {
+    static const OptionSet set{&kCausal, &kScale};
+    return set;
+}
+
 SdpaOptions detail::read_sdpa_options(detail::OptionReader& r) {
     SdpaOptions o;
-    o.causal = r.boolean("causal", false);
-    o.scale = r.scale("scale", {"head", "none"});
+    o.causal = r.boolean(kCausal, false);
+    o.scale = r.scale(kScale);
     return o;
 }
 using detail::read_sdpa_options;
@@ -180,10 +192,7 @@ SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOpt
 }
 
 SdpaResult sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Options& opts) {
-    detail::OptionReader r(opts, "sdpa");
-    const SdpaOptions o = read_sdpa_options(r);
-    r.finish();
-    return sdpa(q, k, v, o);
+    return sdpa(q, k, v, detail::read_options(opts, "sdpa", sdpa_option_set(), read_sdpa_options));
 }
 
 SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,
@@ -218,9 +227,7 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
 
 SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,
                         const Options& opts) {
-    detail::OptionReader r(opts, "sdpaBackward");
-    const SdpaOptions o = read_sdpa_options(r);
-    r.finish();
+    const SdpaOptions o = detail::read_options(opts, "sdpaBackward", sdpa_option_set(), read_sdpa_options);
     return sdpa_backward(q, k, v, grad_out, o);
 }
 
@@ -285,12 +292,7 @@ SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, con
 }
 
 SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, const Options& opts) {
-    detail::OptionReader r(opts, "sdpaReference");
-    SdpaOptions o;
-    o.causal = r.boolean("causal", false);
-    o.scale = r.scale("scale", {"head", "none"});
-    r.finish();
-    return sdpa_reference(q, k, v, o);
+    return sdpa_reference(q, k, v, detail::read_options(opts, "sdpaReference", sdpa_option_set(), read_sdpa_options));
 }
 
 }  // namespace attn

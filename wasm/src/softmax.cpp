@@ -9,6 +9,40 @@ namespace attn {
 
 static const double kNegInf = -std::numeric_limits<double>::infinity();
 
+namespace {
+constexpr const char* kMethods[] = {"loop", "matrix", "softmax"};
+constexpr OptionSpec kMethod{"method", OptionKind::choice,
+                             "how the means are computed: 'loop', 'matrix' (the default: the averaging matrix times x) or 'softmax' "
+                             "(the masked softmax of zeros times x)",
+                             kMethods};
+constexpr OptionSpec kNormalize{"normalize", OptionKind::boolean,
+                                "true (the default): row t holds 1 / (t + 1); false: lower-triangular ones (cumulative sums)"};
+constexpr OptionSpec kDim{"dim", OptionKind::integer, "the axis the weights sum to 1 along (default -1, the last; negatives count from the end)"};
+constexpr const char* kMasks[] = {"none", "causal"};
+constexpr OptionSpec kMask{"mask", OptionKind::choice_or_mask,
+                           "'none' (the default), 'causal' (j <= i on the last two axes, top-left aligned) or a boolean (Tq, Tk) tensor, "
+                           "1 = allowed",
+                           kMasks};
+constexpr const char* kOrders[] = {"before", "after"};
+constexpr OptionSpec kMaskOrder{"maskOrder", OptionKind::choice,
+                                "'before' (the default: -Infinity where masked, then the softmax) or 'after' (the softmax over every "
+                                "finite score, then zeros where masked)",
+                                kOrders};
+}  // namespace
+
+const OptionSet& causal_average_option_set() {
+    static const OptionSet set{&kMethod};
+    return set;
+}
+const OptionSet& averaging_matrix_option_set() {
+    static const OptionSet set{&kNormalize};
+    return set;
+}
+const OptionSet& softmax_option_set() {
+    static const OptionSet set{&kDim, &kMask, &kMaskOrder};
+    return set;
+}
+
 // ---- 18.1 ------------------------------------------------------------------------------
 Tensor averaging_matrix(std::size_t T, bool normalize) {
     if (T < 1) detail::to_index({"averagingMatrix", "T"}, 0, 1, kMaxElements);
@@ -20,9 +54,8 @@ Tensor averaging_matrix(std::size_t T, bool normalize) {
 }
 
 Tensor averaging_matrix(double T, const Options& opts) {
-    detail::OptionReader r(opts, "averagingMatrix");
-    const bool normalize = r.boolean("normalize", true);
-    r.finish();
+    const bool normalize =
+        detail::read_options(opts, "averagingMatrix", averaging_matrix_option_set(), [](detail::OptionReader& r) { return r.boolean(kNormalize, true); });
     return averaging_matrix(detail::to_index({"averagingMatrix", "T"}, T, 1, kMaxElements), normalize);
 }
 
@@ -70,12 +103,13 @@ Tensor causal_average(const Tensor& x, AverageMethod method) {
     return y;
 }
 
+AverageMethod detail::read_average_method(detail::OptionReader& r) {
+    const std::string m = r.choice(kMethod, "matrix");
+    return m == "loop" ? AverageMethod::Loop : m == "matrix" ? AverageMethod::Matrix : AverageMethod::Softmax;
+}
+
 Tensor causal_average(const Tensor& x, const Options& opts) {
-    detail::OptionReader r(opts, "causalAverage");
-    const std::string m = r.string("method", "matrix", {"loop", "matrix", "softmax"});
-    r.finish();
-    return causal_average(x, m == "loop" ? AverageMethod::Loop
-                             : m == "matrix" ? AverageMethod::Matrix : AverageMethod::Softmax);
+    return causal_average(x, detail::read_options(opts, "causalAverage", causal_average_option_set(), detail::read_average_method));
 }
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
@@ -94,6 +128,17 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
 }
 
 // ---- 18.2 ------------------------------------------------------------------------------
+// The index over the non-dim axes of the row at `outer` (over the axes before dim) and `inner`
+// (over the axes after it).
+static std::vector<std::size_t> row_index(const Shape& shape, std::size_t dim, std::size_t outer, std::size_t inner) {
+    const std::size_t r = shape.size();
+    std::vector<std::size_t> lead(dim), tail(r - dim - 1);
+    for (std::size_t a = dim; a-- > 0;) { lead[a] = outer % shape[a]; outer /= shape[a]; }
+    for (std::size_t a = r; a-- > dim + 1;) { tail[a - dim - 1] = inner % shape[a]; inner /= shape[a]; }
+    lead.insert(lead.end(), tail.begin(), tail.end());
+    return lead;
+}
+
 SoftmaxResult softmax(const Tensor& scores, const SoftmaxOptions& opts) {
     detail::require_rank({"softmax", "scores"}, scores, 1, 4, "");
     detail::require_finite({"softmax", "scores"}, scores, /*allow_neg_inf=*/true);
@@ -140,17 +185,7 @@ SoftmaxResult softmax(const Tensor& scores, const SoftmaxOptions& opts) {
                 if (s[f] != kNegInf) { any_finite = true; mx_all = std::max(mx_all, s[f]); }
                 if (allowed(f)) { any_allowed = true; mx = std::max(mx, s[f]); }
             }
-            if (!any_allowed) {   // record the row by its index over the non-dim axes
-                std::vector<std::size_t> idx;
-                std::size_t rem = o;
-                std::vector<std::size_t> lead(dim), tail(r - dim - 1);
-                for (std::size_t a = dim; a-- > 0;) { lead[a] = rem % shape[a]; rem /= shape[a]; }
-                rem = in;
-                for (std::size_t a = r; a-- > dim + 1;) { tail[a - dim - 1] = rem % shape[a]; rem /= shape[a]; }
-                idx.insert(idx.end(), lead.begin(), lead.end());
-                idx.insert(idx.end(), tail.begin(), tail.end());
-                res.masked_rows.push_back(idx);
-            }
+            if (!any_allowed) res.masked_rows.push_back(row_index(shape, dim, o, in));
             // Mask before (the default): -inf before the softmax, so masked entries get exp(-inf) = 0 and
             // the allowed ones share the whole unit of weight; with nothing allowed there is no
             // denominator: NaN. Mask after: a softmax over every finite score, then the masked entries
@@ -177,25 +212,20 @@ SoftmaxResult softmax(const Tensor& scores, const SoftmaxOptions& opts) {
 
 SoftmaxOptions detail::read_softmax_options(detail::OptionReader& r) {
     SoftmaxOptions so;
-    const double dim = r.number("dim", -1);
+    const double dim = r.number(kDim, -1);
     so.dim = detail::to_dim({r.fn(), "opts.dim"}, dim);
-    if (const BoolTensor* m = r.bool_tensor("mask")) {
+    if (const BoolTensor* m = r.mask(kMask)) {
         so.mask = MaskKind::Explicit;
         so.mask_tensor = *m;
     } else {
-        const std::string k = r.string("mask", "none", {"none", "causal"}, "mask");
-        so.mask = k == "causal" ? MaskKind::Causal : MaskKind::None;
+        so.mask = r.choice(kMask, "none") == "causal" ? MaskKind::Causal : MaskKind::None;
     }
-    so.order = r.string("maskOrder", "before", {"before", "after"}) == "after" ? MaskOrder::After
-                                                                             : MaskOrder::Before;
+    so.order = r.choice(kMaskOrder, "before") == "after" ? MaskOrder::After : MaskOrder::Before;
     return so;
 }
 
 SoftmaxResult softmax(const Tensor& scores, const Options& opts) {
-    detail::OptionReader r(opts, "softmax");
-    const SoftmaxOptions so = detail::read_softmax_options(r);
-    r.finish();
-    return softmax(scores, so);
+    return softmax(scores, detail::read_options(opts, "softmax", softmax_option_set(), detail::read_softmax_options));
 }
 
 }  // namespace attn

@@ -74,9 +74,19 @@ DotVariance dot_product_variance(const std::vector<double>& dims, double samples
     return out;
 }
 
+namespace {
+constexpr OptionSpec kSamples{"samples", OptionKind::integer, "seeded draws of q and k per width, from 2 to 1000000 (default 2000)"};
+constexpr OptionSpec kSeed{"seed", OptionKind::integer, "the draws' seed, from 0 to 2^53 - 1 (default 0)"};
+}  // namespace
+
+const OptionSet& dot_product_variance_option_set() {
+    static const OptionSet set{&kSamples, &kSeed};
+    return set;
+}
+
 DotVariance dot_product_variance(const std::vector<double>& dims, const Options& opts) {
-    detail::OptionReader r(opts, "dotProductVariance");
-    const double samples = r.number("samples", 2000), seed = r.number("seed", 0);
+    detail::OptionReader r(opts, "dotProductVariance", dot_product_variance_option_set());
+    const double samples = r.number(kSamples, 2000), seed = r.number(kSeed, 0);
     r.finish();
     return dot_product_variance(dims, samples, seed);
 }

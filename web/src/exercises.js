@@ -1,6 +1,8 @@
 // The exercises' logic: what the student enters and how the core checks it. Their text (prompt,
 // hint, solution, and one diagnosis per misconception, `::: wrong ID`) is in lessons/{zh,en}/*.md
 // under the same ids. An input's label is a string (notation, the same in both languages) or {zh, en}.
+// The list below holds 18.1-18.8's and the chapter's; a section's controller may declare its own
+// (its `exercises`, in the same form, without `section`): exercisesOf() puts them together.
 //
 // A typed exercise declares
 //   expected(core, res)         the right answer, computed by the core (res: the page's resources, {trainText})
@@ -22,18 +24,28 @@ import { tensor } from '../../wasm/js/index.js';
 import { fmt } from './format.js';
 
 const TYPED = 5e-3;
-const show = (xs) => (xs.length === 1 ? fmt(xs[0], 4) : `(${xs.map((x) => fmt(x, 4)).join(', ')})`);
+// a value as the feedback prints it: whole numbers (a shape, a count) as they are, others to 4 decimals
+const one = (x) => (Number.isInteger(x) ? String(x).replace('-', '−') : fmt(x, 4));
+const show = (xs) => (xs.length === 1 ? one(xs[0]) : `(${xs.map(one).join(', ')})`);
 const close = (core, answer, expected, tol) => core.maxAbsDiff(tensor(answer), tensor(expected)) <= tol;
 
-/** The check of a typed exercise: right, a known misconception, or just wrong. */
+/**
+ * The check of a typed exercise: right, a known misconception, or just wrong ->
+ * {correct, expected, misconception, answered, tolerance, exact, boxes}: `answered` the answer as
+ * printed; `exact` whether it prints as the core's value (else it was accepted within `tolerance`, as text);
+ * `boxes` for several boxes, whether each is right on its own.
+ */
 export function checkTyped(def, core, answer, res) {
-  const unmet = (def.unmet ?? []).find((u) => u.when(core, res));
-  if (unmet) return { correct: false, expected: null, misconception: unmet.id };
-  const want = def.expected(core, res);
   const tol = def.tolerance ?? TYPED;
-  if (close(core, answer, want, tol)) return { correct: true, expected: show(want), misconception: null };
+  // nothing to check against yet: no box is right or wrong, the condition is the diagnosis
+  const unmet = (def.unmet ?? []).find((u) => u.when(core, res));
+  if (unmet) return { correct: false, expected: null, answered: show(answer), tolerance: String(tol), exact: false, misconception: unmet.id, boxes: null };
+  const want = def.expected(core, res);
+  const out = { expected: show(want), answered: show(answer), tolerance: String(tol), exact: show(answer) === show(want), misconception: null,
+    boxes: answer.length > 1 ? answer.map((a, i) => close(core, [a], [want[i]], tol)) : null };
+  if (close(core, answer, want, tol)) return { ...out, correct: true };
   const miss = (def.misconceptions ?? []).find((m) => close(core, answer, m.value(core, res), tol));
-  return { correct: false, expected: show(want), misconception: miss?.id ?? null };
+  return { ...out, correct: false, misconception: miss?.id ?? null };
 }
 
 /** Run an exercise's check: typed answers (numbers) or a choice. */
@@ -60,6 +72,14 @@ function score184(core, scale) {
 function crossShape(core, { heads = 4, tout = 3, tin = 7 } = {}) {
   const w = { wq: core.randn([4, 8], 1), wk: core.randn([4, 8], 2), wv: core.randn([4, 8], 3), heads };
   return core.multiHeadAttention(core.randn([2, tout, 4], 4), { ...w, memory: core.randn([2, tin, 4], 5) }).weights.shape;
+}
+// 18.8: what the core reads off a training text whatever the model's size (the smallest one says
+// it): its vocabulary size V and the unigram entropy of its training split, in nats
+function textFacts(core, text) {
+  const model = core.createModel(text, { C: 4, heads: 1, layers: 1, tMax: 2, seed: 1 });
+  const { vocab, unigramEntropy } = model.config;
+  model.dispose();
+  return { vocab, unigramEntropy };
 }
 // 18.8: the head that puts the most weight on the previous character, by the core's measurement of
 // the model on the page: [layer, head, its mean weight (or its ratio to the uniform head)]
@@ -137,14 +157,9 @@ export const exercises = [
     },
   },
   {
+    // ln V is the answer; the loss measured on the random initial weights is within a few hundredths of it
     id: 'ex-18.8-init', section: '18.8', inputs: [{ zh: '损失（nats）', en: 'loss (nats)' }], tolerance: 0.05,
-    given(core, { trainText }) {
-      // the vocabulary is the text's characters, whatever the model's size: the smallest one says it
-      const model = core.createModel(trainText, { C: 4, heads: 1, layers: 1, tMax: 2, seed: 1 });
-      const V = model.config.vocab;
-      model.dispose();
-      return `V = ${V}`;
-    },
+    given: (core, { trainText }) => `V = ${textFacts(core, trainText).vocab}`,
     expected(core, { trainText }) {
       // the loss the core measures on a freshly initialised model, on fixed batches
       const model = core.createModel(trainText, { C: 48, heads: 4, tMax: 32, seed: 1 });
@@ -152,6 +167,10 @@ export const exercises = [
       model.dispose();
       return [measured];
     },
+    misconceptions: [
+      // the page's baseline: the loss of a model that knows how often each character occurs
+      { id: 'unigram', value: (core, { trainText }) => [textFacts(core, trainText).unigramEntropy] },
+    ],
   },
   {
     // read off the tour of the model on the page: its strongest previous-character head, as the core
@@ -200,3 +219,10 @@ export const exercises = [
     ],
   },
 ];
+
+/** Every exercise of these sections (each with its `controller`, or null), in page order: a
+ * section's entries of the list above, then those its controller declares. */
+export function exercisesOf(sections) {
+  return sections.flatMap((s) => [...exercises.filter((e) => e.section === s.id),
+    ...(s.controller?.exercises ?? []).map((e) => ({ ...e, section: s.id }))]);
+}

@@ -51,9 +51,10 @@ export const shared = {
     stepPlay: '自动播放', stepPause: '暂停', stepWhere: '第 {n} / {total} 步：{label}', stepFlow: '数据流的各个阶段（箭头上是传下去的张量形状）',
     stepReads: '本步读取', stepMakes: '本步得到',
     pytorchShow: '以 PyTorch 代码查看', pytorchCode: 'PyTorch 程序', pytorchCopy: '复制代码',
-    pytorchHelp: '一段 PyTorch（float64）程序，复现本节此刻的状态：保存为 .py 用 python3 运行（PyTorch 1.13 及以上），它打印的数字就是页面上显示的数字。',
+    pytorchHelp: '一段 PyTorch（float64）程序，复现本节此刻的状态：保存为 .py 用 python3 运行（PyTorch 1.13 及以上），它打印的数字就是页面上显示的数字。下载为 Jupyter 笔记本时，还附有本节的讲解、输入，以及与页面数字的逐一核对。',
     pytorchCopied: '已复制到剪贴板。', pytorchSelected: '程序已选中，按 Ctrl+C（Mac 上 ⌘C）复制。',
     pytorchDownload: '下载 {name}', pytorchFailed: '写不出程序：{message}',
+    pytorchNotebook: '下载为 Jupyter 笔记本', pytorchNotebookSaved: '已保存笔记本 {name}。', pytorchNotebookFailed: '写不出笔记本：{message}',
   },
   en: {
     title: 'Attention Lab',
@@ -102,9 +103,10 @@ export const shared = {
     stepPlay: 'Play', stepPause: 'Pause', stepWhere: 'Step {n} of {total}: {label}', stepFlow: 'The stages of the data flow (on each arrow, the shape of the tensor passed on)',
     stepReads: 'this step reads', stepMakes: 'this step makes',
     pytorchShow: 'Show as PyTorch', pytorchCode: 'PyTorch program', pytorchCopy: 'Copy the program',
-    pytorchHelp: 'A PyTorch (float64) program that reproduces this section as it is now: save it as a .py file and run it with python3 (PyTorch 1.13 or later); it prints the numbers the page shows.',
+    pytorchHelp: 'A PyTorch (float64) program that reproduces this section as it is now: save it as a .py file and run it with python3 (PyTorch 1.13 or later); it prints the numbers the page shows. As a Jupyter notebook it comes with the lesson, the inputs and a check against the page’s numbers.',
     pytorchCopied: 'Copied to the clipboard.', pytorchSelected: 'The program is selected: press Ctrl+C (⌘C on a Mac) to copy it.',
     pytorchDownload: 'Download {name}', pytorchFailed: 'Could not write the program: {message}',
+    pytorchNotebook: 'Download as notebook', pytorchNotebookSaved: 'Saved the notebook {name}.', pytorchNotebookFailed: 'Could not write the notebook: {message}',
   },
 };
 

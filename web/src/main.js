@@ -7,8 +7,7 @@ import './style.css';
 import { h } from './widgets/dom.js';
 import { LANGS, makeT } from './i18n.js';
 import { anchorId } from './section.js';
-import { mountLab, sharedCore, loadSections, SECTIONS } from './mount.js';
-import { exercises } from './exercises.js';
+import { mountLab, sharedCore, loadSections, SECTIONS, EXERCISES } from './mount.js';
 import { startCourse } from './course.js';
 import { renderWorksheet } from './worksheet.js';
 import trainText from '../../lessons/data/train.txt?raw';
@@ -23,7 +22,7 @@ const notices = [];
 if (params.has('lang') && !LANGS.includes(params.get('lang'))) notices.push('lang');
 if (params.has('embed') && !embedded) notices.push('embed');
 // the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM), paper
-const course = startCourse({ params, lang, sections: SECTIONS, shown: embedded ? [embedded] : SECTIONS, exercises });
+const course = startCourse({ params, lang, sections: SECTIONS, shown: embedded ? [embedded] : SECTIONS, exercises: EXERCISES });
 notices.push(...course.rejected);
 
 document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
@@ -110,7 +109,7 @@ async function worksheet() {
     return;
   }
   loading.remove();
-  const sheet = renderWorksheet({ core, lang, sections, exercises, params, options: course.options, resources: { trainText } });
+  const sheet = renderWorksheet({ core, lang, sections, exercises: EXERCISES, params, options: course.options, resources: { trainText } });
   root.append(sheet.el);
   notices.push(...sheet.rejected);
   if (notices.length) {

@@ -71,7 +71,7 @@ export const errorTables = {
       optionValue: '一个选项值', undefined: '未定义', null: '空值', bigint: '大整数', symbol: '符号', function: '函数',
       array: '数组', object: '对象', other: '其他类型的值',
     },
-    words: { or: ' 或 ', sep: '、', anyLayout: '形状不限', axisLast: '最后一维', axisSecondLast: '倒数第二维', axisN: '第 {n} 维', quote: '“{s}”' },
+    words: { or: ' 或 ', sep: '、', anyLayout: '形状不限', axisFirst: '第一维', axisLast: '最后一维', axisSecondLast: '倒数第二维', axisN: '第 {n} 维', quote: '“{s}”' },
   },
   en: {
     codes: {
@@ -106,11 +106,11 @@ export const errorTables = {
       t_past_end: 't must be from 0 to T − 2 = {max}, so that positions after t exist; it is {value}.',
       work_limit: '{value} {quantity} are more than the limit of {limit}.',
       gradcheck_size: 'gradcheck perturbs every input number one at a time; there are {elements}, more than its limit of {limit}.',
-      text_too_large: '{arg} has {length} bytes, more than the limit of {limit}.',
-      text_too_short: '{arg} has only {length} characters, too short for the context length T_max = {tMax}: it needs at least {min}.',
+      text_too_large: 'Too large: {arg} has {length} bytes, more than the limit of {limit}.',
+      text_too_short: 'Too short: {arg} has only {length} characters, and the context length T_max = {tMax} needs at least {min}.',
       text_length: '{arg} must have {min} to {max} characters; it has {length}.',
-      vocab_size: '{arg} has {vocab} distinct characters; a vocabulary needs {min} to {max}.',
-      bad_utf8: '{arg} is not valid UTF-8 text at byte {byte}.',
+      vocab_size: 'Not a vocabulary: {arg} has {vocab} distinct characters, and a vocabulary needs {min} to {max}.',
+      bad_utf8: 'Not valid UTF-8: {arg} breaks off at byte {byte}.',
       char_not_in_vocab: 'The model has never seen the character {character}: it is not in the training text\'s vocabulary. Use characters that occur in the training text.',
       disposed: 'This model was released; build the model again.',
       out_of_memory: 'The input or the result is too large for this tab\'s WebAssembly memory. Make it smaller.',
@@ -133,7 +133,7 @@ export const errorTables = {
       optionValue: 'an option value', undefined: 'undefined', null: 'null', bigint: 'a BigInt', symbol: 'a symbol', function: 'a function',
       array: 'an array', object: 'an object', other: 'a value of another type',
     },
-    words: { or: ' or ', sep: ', ', anyLayout: 'any layout', axisLast: 'the last axis', axisSecondLast: 'the second-to-last axis', axisN: 'axis {n}', quote: '“{s}”' },
+    words: { or: ' or ', sep: ', ', anyLayout: 'any layout', axisFirst: 'the first axis', axisLast: 'the last axis', axisSecondLast: 'the second-to-last axis', axisN: 'axis {n}', quote: '“{s}”' },
   },
 };
 
@@ -145,7 +145,7 @@ function render(tb, name, v) {
   const { words } = tb;
   switch (name) {
     case 'arg': case 'other': return tb.args[v] ?? v.replace(/^opts\./, '');
-    case 'otherAxis': return v === -1 ? words.axisLast : v === -2 ? words.axisSecondLast : fill(words.axisN, () => number(v));
+    case 'otherAxis': return v === -1 ? words.axisLast : v === -2 ? words.axisSecondLast : v === 0 ? words.axisFirst : fill(words.axisN, () => number(v));
     case 'quantity': return tb.quantities[v] ?? tb.quantities.other;
     case 'expectedType': case 'gotType': return tb.types[v] ?? tb.types.other;
     case 'layout': return v ? v.split(' | ').join(words.or) : words.anyLayout;

@@ -37,24 +37,26 @@ import { h } from './widgets/dom.js';
 import { makeT } from './i18n.js';
 import { readSection, writeSection } from './state.js';
 import { mountSection } from './section.js';
-import { exercises } from './exercises.js';
-import SECTIONS from 'virtual:lab-sections';   // sections/index.js with titles and loaders of controllers and lessons
+import { exercisesOf } from './exercises.js';
+import SECTIONS from 'virtual:lab-sections';   // sections/index.js with titles, controllers and loaders of lessons
 import trainText from '../../lessons/data/train.txt?raw';
 
 export { SECTIONS };
+/** Every exercise of the lab, in page order (exercises.js's and the controllers'). */
+export const EXERCISES = exercisesOf(SECTIONS);
 
 const loaded = new Map();   // 'id lang' -> the promise of that section, loaded
 
 /** The sections with these ids, each with its controller (or null) and its lesson in `lang`
- * (chunks of their own, loaded once per page): [{id, prefix, titles, controller, lessons: {[lang]}}].
+ * (a chunk of its own, loaded once per page): [{id, prefix, titles, controller, lessons: {[lang]}}].
  * Rejects if a chunk cannot be loaded (the error's `part` is true: a chunk holds several sections). */
 export function loadSections(ids, lang) {
   return Promise.all(ids.map((id) => {
     const key = `${id} ${lang}`;
     if (!loaded.has(key)) {
       const spec = SECTIONS.find((s) => s.id === id);
-      const p = Promise.all([spec.loadController?.() ?? null, spec.loadLesson[lang]()])
-        .then(([controller, lesson]) => ({ ...spec, controller, lessons: { [lang]: lesson } }),
+      const p = spec.loadLesson[lang]()
+        .then((lesson) => ({ ...spec, lessons: { [lang]: lesson } }),
           (e) => { throw Object.assign(new Error(e.message, { cause: e }), { part: true }); });
       p.catch(() => loaded.delete(key));   // tried again next time
       loaded.set(key, p);
@@ -133,7 +135,7 @@ export async function mountLab(root, {
       const section = mountSection(spec, {
         core, coreModule, lang, state: read.state, resources: { trainText }, exerciseOptions,
         lesson: spec.lessons[lang], lazy,
-        exercises: exercises.filter((e) => e.section === spec.id),
+        exercises: EXERCISES.filter((e) => e.section === spec.id),
         onState(state) {
           writeSection(spec.prefix, schema, state, params);
           onState(params, { section: spec.id, state });
@@ -189,7 +191,7 @@ function startLabs(sections, { t, handle }) {
   // the address bar): the section is built at once, so that the link finds it. A click's handlers
   // run before the browser follows the link; a changed hash scrolls here.
   const buildFor = (hash) => {
-    const def = exercises.find((x) => `#ex-${x.id}` === hash);
+    const def = EXERCISES.find((x) => `#ex-${x.id}` === hash);
     const s = def && waiting.find((w) => w.id === def.section);
     if (s) start(s);
     return !!s;

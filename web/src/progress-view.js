@@ -2,9 +2,9 @@
 // progress is kept, and a "forget my progress" button that asks first (in the page: a confirm()
 // dialog is blocked in sandboxed frames). And the visits: a section counts as visited once it
 // crosses the middle of the viewport. DOM only; the data is progress.js's.
-import { h } from './widgets/dom.js';
+import { h, keyboardScrollable } from './widgets/dom.js';
 import { makeT } from './i18n.js';
-import { SOLVED, WRONG } from './progress.js';
+import { SOLVED, SOLVED_BEFORE, WRONG } from './progress.js';
 import { anchorId } from './section.js';
 
 export const strings = {
@@ -13,7 +13,7 @@ export const strings = {
     summary: '练习做对 {solved}/{total} · 已看过 {visited}/{sections} 节',
     section: '小节', seen: '看过', exercisesCol: '练习',
     visitedYes: '已看过', visitedNo: '还没看',
-    solved: '做对了', wrong: '还不对', untried: '未作答',
+    solved: '做对了', solvedBefore: '做对了（之后又试了一次，那次不对）', wrong: '还不对', untried: '未作答',
     exerciseN: '第 {n} 题',
     local: '进度只保存在这个浏览器里（localStorage），不会发送到任何地方。换浏览器或用无痕窗口时从头开始。',
     memory: '这个浏览器不允许实验室在本地保存数据（无痕模式或 file:// 的设置），进度只保留到关闭页面为止。',
@@ -31,7 +31,7 @@ export const strings = {
     summary: '{solved} of {total} exercises solved · {visited} of {sections} sections visited',
     section: 'Section', seen: 'Visited', exercisesCol: 'Exercises',
     visitedYes: 'visited', visitedNo: 'not yet',
-    solved: 'solved', wrong: 'not right yet', untried: 'not tried',
+    solved: 'solved', solvedBefore: 'solved (a later try was not right)', wrong: 'not right yet', untried: 'not tried',
     exerciseN: 'exercise {n}',
     local: 'Kept in this browser only (localStorage): nothing is sent anywhere. Another browser or a private window starts empty.',
     memory: 'This browser does not let the lab keep data (private mode or a file:// setting), so your progress lasts until you close the page.',
@@ -46,8 +46,10 @@ export const strings = {
   },
 };
 
-const ICON = { [SOLVED]: '✓', [WRONG]: '✗', 0: '·' };
-const WORD = { [SOLVED]: 'solved', [WRONG]: 'wrong', 0: 'untried' };
+// a solved exercise stays solved (data-status) after a later wrong try, which its words mention
+const ICON = { [SOLVED]: '✓', [SOLVED_BEFORE]: '✓', [WRONG]: '✗', 0: '·' };
+const WORD = { [SOLVED]: 'solved', [SOLVED_BEFORE]: 'solved', [WRONG]: 'wrong', 0: 'untried' };
+const SAYS = { ...WORD, [SOLVED_BEFORE]: 'solvedBefore' };
 
 /** The notices about kept progress: [text] (the store's problem reading it, the LMS not starting). */
 export function progressNotices(lang, { problem, lmsError }) {
@@ -79,7 +81,7 @@ export function progressView(store, { lang, sections }) {
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('section')), h('th', { scope: 'col' }, t('seen')), h('th', { scope: 'col' }, t('exercisesCol')))),
     body);
   const el = h('details.progress-view', { 'data-kept': store.kind }, summary,
-    h('div.progress-body', {}, h('div.scroll', {}, table), where, forget, confirm, said));
+    h('div.progress-body', {}, keyboardScrollable(h('div.scroll', {}, table)), where, forget, confirm, said));
   function paint() {
     const s = store.summary(ids);
     summary.replaceChildren(h('strong', {}, t('progress')), ' ', h('span.progress-count', {},
@@ -90,7 +92,7 @@ export function progressView(store, { lang, sections }) {
         h('th', { scope: 'row' }, h('a', { href: `#${anchorId(spec.id)}` }, spec.titles[lang])),
         h('td', { class: s.sections[i].visited ? 'yes' : 'no' }, s.sections[i].visited ? `✓ ${t('visitedYes')}` : `– ${t('visitedNo')}`),
         h('td', {}, mine.map((e, k) => h('a.ex-status', { href: `#ex-${e.id}`, 'data-ex': e.id, 'data-status': WORD[e.status] },
-          `${ICON[e.status]} ${mine.length > 1 ? `${t('exerciseN', { n: k + 1 })}: ` : ''}${t(WORD[e.status])}`))));
+          `${ICON[e.status]} ${mine.length > 1 ? `${t('exerciseN', { n: k + 1 })}: ` : ''}${t(SAYS[e.status])}`))));
     }));
     where.textContent = t(store.kind);
     el.dataset.kept = store.kind;

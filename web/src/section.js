@@ -1,19 +1,24 @@
 // Mounting one section of sections/index.js: its lesson, its lab (a small controller over shared
 // widgets), a status line, a reset button and its exercises.
 //
-// A controller module exports {strings: {zh, en}, state: [schema], errors, build(ctx) -> {sync, compute, paint}}:
+// A controller module exports {strings: {zh, en}, state: [schema], errors, exercises, build(ctx) -> {sync, compute, paint}}:
 //   build(ctx)             make the widgets: the state's through ctx.editor / ctx.integer / ctx.select ...
-//                          (schema-widgets.js; they show the state by themselves), the rest directly
+//                          (schema-widgets.js; they show the state by themselves), "predict first" cards
+//                          through ctx.prediction (reset with the section), the rest directly
 //   sync(state)            optional: show what else the state decides (visibility, a view of the state in
 //                          another layout, which is still asked of the core); DOM only
 //   compute(state, core)   every number, from the core (no DOM); throws the core's Error
 //   paint(result, state)   draw the result (DOM only, no math)
 //   errors                 optional: which state key's widget owns a core error, by the error's argument
 //                          (params.arg or params.other, e.g. 'opts.wk') or by its code: {'opts.wk': 'wk',
-//                          overflow: ['x', 'wq']}; of several, the one the student changed last
+//                          overflow: ['x', 'wq']}; of several, the one the student changed last (a widget
+//                          that is not a state key's owns errors through ctx.own(key, widget))
+//   exercises              optional: the section's own exercises, in exercises.js's form without
+//                          `section` (their text in the section's lessons); mounted after the lab
 //   destroy()              optional: release what the view holds (a worker) when the section is removed
 //   pytorch(state, result) optional: the PyTorch program of what is on screen (pytorch-programs.js), for
-//                          the "Show as PyTorch" panel (widgets/pytorch-panel.js); called only while it is open
+//                          the "Show as PyTorch" panel (widgets/pytorch-panel.js); called only while it is open;
+//                          the panel's notebook checks the numbers notebook-values.js takes from the result
 // Every change goes the same way: update state (kept inside its limits), serialize it to the URL,
 // sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
 // core's error, in the page's language (messages.js), appears beside the widget that owns it, or
@@ -27,6 +32,7 @@ import { mountExercise } from './exercise-view.js';
 import { stateToJson, stateFromJson, MAX_BYTES } from './state-file.js';
 import { download } from './widgets/export-menu.js';
 import { pytorchPanel } from './widgets/pytorch-panel.js';
+import { prediction } from './widgets/predict.js';
 
 // lazy: the lab (its controller's widgets and first computation) and the exercises (their given
 // values come from the core), most of a section's cost, are built only when start() is called;
@@ -73,6 +79,7 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
   let changed = [];         // the keys of the last change, to place an error beside the control just used
   const shown = [];         // widgets built from the schema: shown the state on every run
   const widgets = new Map();   // state key -> its widget
+  const predictions = [];      // ctx.prediction's: reset with the section
   const ctx = {
     t, lang, core, coreModule, resources, lab,
     /** Recompute and repaint with the same state (for results that arrive later, e.g. from a worker). */
@@ -85,6 +92,11 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
       run();
     },
     get state() { return state; },
+    /** A widget not built from the schema ({el, invalid(text)}) that owns the core's errors the
+     * controller's `errors` assigns to `key`, as a schema widget owns its key's. */
+    own(key, widget) { widgets.set(key, widget); return widget; },
+    /** A "predict first" card (widgets/predict.js) in the section's language, reset with the section. */
+    prediction(opts) { const p = prediction({ lang, ...opts }); predictions.push(p); return p; },
   };
   Object.assign(ctx, schemaWidgets(ctx, schema, (key, widget, show) => {
     shown.push(show);
@@ -92,7 +104,7 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
     return widget;
   }));
   const view = controller.build(ctx);
-  const panel = view.pytorch ? pytorchPanel({ t }) : null;
+  const panel = view.pytorch ? pytorchPanel({ t, notebook: spec.loadLessonText && { id: spec.id, lang, loadLesson: spec.loadLessonText[lang] } }) : null;
 
   /** The visible widget that owns a core error, or undefined. */
   function ownerOf(e) {
@@ -122,11 +134,11 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
     if (el.classList.contains('has-error')) el.classList.remove('has-error');
     view.paint(result, state);
     const painted = state;
-    panel?.update(() => view.pytorch(painted, result));
+    panel?.update(() => view.pytorch(painted, result), { state: painted, result });
   }
 
   lab.append(h('div.section-tools', {}, stateFileTools(el, spec, schema, t, () => state, (next) => ctx.set(next)),
-    h('button.reset', { type: 'button', onclick: () => ctx.set(defaults(schema)) }, t('reset'))));
+    h('button.reset', { type: 'button', onclick: () => { for (const p of predictions) p.reset(); ctx.set(defaults(schema)); } }, t('reset'))));
   if (panel) lab.append(panel.el);
   run();
   return view;

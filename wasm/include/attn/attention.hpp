@@ -21,6 +21,7 @@
 #include <xtensor/xarray.hpp>
 
 #include "attn/errors.hpp"
+#include "attn/options.hpp"
 
 namespace attn {
 
@@ -39,8 +40,9 @@ std::string shape_str(const Shape& s);   // "(2, 3, 4)"
 
 // ---------------------------------------------------------------------------------------
 // Options as they arrive from JavaScript: a flat map of plain values. Each function that
-// takes options has an overload on Options that rejects unknown keys and wrong types, then
-// calls the typed overload. This is the only place options are checked.
+// takes options has an overload on Options that reads them by its OptionSet (attn/options.hpp,
+// declared below beside the function: `..._option_set()`), rejects unknown keys and wrong types,
+// then calls the typed overload. This is the only place options are checked.
 using OptionValue = std::variant<bool, double, std::string, Tensor, BoolTensor>;
 using Options = std::map<std::string, OptionValue>;
 
@@ -62,22 +64,26 @@ Tensor randn(const Shape& shape, std::uint64_t seed, double stddev = 1.0);   // 
 enum class AverageMethod { Loop, Matrix, Softmax };
 // x: (T, C) or (B, T, C) -> same shape; out[t] = mean of x[0..t].
 Tensor causal_average(const Tensor& x, AverageMethod method);
-Tensor causal_average(const Tensor& x, const Options& opts);   // {method}
+Tensor causal_average(const Tensor& x, const Options& opts);
+const OptionSet& causal_average_option_set();   // method
 // (T, T): row-normalized lower triangle (normalize) or plain lower-triangular ones.
 Tensor averaging_matrix(std::size_t T, bool normalize);
-Tensor averaging_matrix(double T, const Options& opts);        // {normalize}
+Tensor averaging_matrix(double T, const Options& opts);
+const OptionSet& averaging_matrix_option_set();   // normalize
 // max |a - b| over all elements; a and b must have the same shape. NaN if either has NaN.
 double max_abs_diff(const Tensor& a, const Tensor& b);
 
 // Sum along one axis (negative counts from the end): the shape without that axis ((1,) for a vector).
 Tensor sum_along(const Tensor& x, long dim);   // named so ADL cannot pick xt::sum
-Tensor sum_along(const Tensor& x, const Options& opts);   // {dim}
+Tensor sum_along(const Tensor& x, const Options& opts);
+const OptionSet& sum_option_set();   // dim
 // a (..., n, k) x b (..., k, m) -> (..., n, m); leading axes equal, or one operand 2-D and
 // broadcast over the other's leading axes (A (T, T) times X (B, T, C)).
 Tensor matmul(const Tensor& a, const Tensor& b);
 // (Tq, Tk) of 1 (allowed) and 0 (masked): j <= i when causal (top-left aligned), else all 1.
 Tensor mask_matrix(std::size_t Tq, std::size_t Tk, bool causal);
-Tensor mask_matrix(double Tq, double Tk, const Options& opts);   // {causal}
+Tensor mask_matrix(double Tq, double Tk, const Options& opts);
+const OptionSet& mask_matrix_option_set();   // causal
 
 // ---------------------------------------------------------------------------------------
 // 18.2 Masked softmax.
@@ -100,7 +106,8 @@ struct SoftmaxResult {
 // After: softmax, then zero masked entries (rows no longer sum to 1). -inf scores count as
 // masked; NaN and +inf are rejected.
 SoftmaxResult softmax(const Tensor& scores, const SoftmaxOptions& opts);
-SoftmaxResult softmax(const Tensor& scores, const Options& opts);  // {dim, mask, maskOrder}
+SoftmaxResult softmax(const Tensor& scores, const Options& opts);
+const OptionSet& softmax_option_set();   // dim, mask, maskOrder
 
 // ---------------------------------------------------------------------------------------
 // Scale applied to Q K^T.
@@ -135,6 +142,7 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
                         const SdpaOptions& opts);
 SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,
                         const Options& opts);
+const OptionSet& sdpa_option_set();   // causal, scale: sdpa, sdpa_reference and sdpa_backward
 
 // nn.Linear stores its weight as (out, in) = (d, C); the math layout is (C, d). Transpose.
 Tensor linear_weight_to_math(const Tensor& w);
@@ -162,6 +170,7 @@ MhaResult multi_head_attention(const Tensor& x, const Options& opts);
 struct MhaGrads { Tensor dx, dwq, dwk, dwv, dmemory; };  // dmemory empty unless cross
 MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const MhaOptions& opts);
 MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const Options& opts);
+const OptionSet& mha_option_set();   // wq, wk, wv, heads, causal, scale, memory: both of the above
 
 // ---------------------------------------------------------------------------------------
 // 18.4 Statistics.
@@ -171,7 +180,8 @@ RowStats attention_stats(const Tensor& weights);    // natural-log entropy per r
 struct DotVariance { std::vector<double> dims, unscaled, scaled; };
 // For each d: variance of q.k over `samples` seeded draws of q, k ~ N(0, I_d), and of q.k/sqrt(d).
 DotVariance dot_product_variance(const std::vector<double>& dims, double samples, double seed);
-DotVariance dot_product_variance(const std::vector<double>& dims, const Options& opts);   // {samples = 2000, seed}
+DotVariance dot_product_variance(const std::vector<double>& dims, const Options& opts);
+const OptionSet& dot_product_variance_option_set();   // samples, seed
 
 struct Sharpening {
     Tensor weights;         // softmax(factor * logits)
@@ -190,6 +200,7 @@ struct PositionOptions { std::size_t t_max = 64; std::uint64_t seed = 0; };
 // an error. Sinusoidal: PE[t, 2i] = sin(t / 10000^(2i/C)), PE[t, 2i+1] = cos(same).
 Tensor positions(PositionKind kind, std::size_t T, std::size_t C, const PositionOptions& opts);
 Tensor positions(const std::string& kind, double T, double C, const Options& opts);
+const OptionSet& positions_option_set();   // tMax, seed
 
 struct PermutationOptions {
     MhaOptions mha;
@@ -209,6 +220,7 @@ struct PermutationResult {
 // random among those that are not the identity (T >= 2).
 PermutationResult permutation_check(const Tensor& x, const PermutationOptions& opts);
 PermutationResult permutation_check(const Tensor& x, const Options& opts);
+const OptionSet& permutation_option_set();   // the multi-head options, positions, tMax, seed, positionSeed
 
 // ---------------------------------------------------------------------------------------
 // 18.7 Checks.
@@ -226,6 +238,8 @@ GradcheckResult gradcheck_sdpa(const Tensor& q, const Tensor& k, const Tensor& v
 GradcheckResult gradcheck_mha(const Tensor& x, const MhaOptions& opts, std::uint64_t seed);
 // kind "sdpa": inputs {q, k, v, causal, scale, seed}; kind "mha": {x, wq, wk, wv, heads, ...}.
 GradcheckResult gradcheck(const std::string& kind, const Options& opts);
+const OptionSet& gradcheck_sdpa_option_set();   // q, k, v, causal, scale, seed
+const OptionSet& gradcheck_mha_option_set();    // x, the multi-head options, seed
 
 struct FutureProbeResult {
     double max_prefix_change;   // over positions <= t: exactly 0 with the causal mask
@@ -234,17 +248,20 @@ struct FutureProbeResult {
 };
 // Replace x at positions > t by seeded different values and compare the outputs.
 FutureProbeResult future_probe(const Tensor& x, const MhaOptions& opts, std::size_t t, std::uint64_t seed);
-FutureProbeResult future_probe(const Tensor& x, const Options& opts);   // {..mha, t, seed}
+FutureProbeResult future_probe(const Tensor& x, const Options& opts);
+const OptionSet& future_probe_option_set();   // the multi-head options, t, seed
 
 // Inverted dropout: in training each entry is kept with probability 1 - p and scaled by
 // 1 / (1 - p); in evaluation the input comes back unchanged.
 Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
-Tensor dropout(const Tensor& x, const Options& opts);   // {p, training, seed}
+Tensor dropout(const Tensor& x, const Options& opts);
+const OptionSet& dropout_option_set();   // p, training, seed
 struct DropoutStats { Tensor sample_row_sums, mean_row_sums; };
 // Row sums (over the last axis) of one dropout sample, and their mean over `samples` samples,
 // in training mode or in evaluation (where dropout is the identity: every sample is the weights).
 DropoutStats dropout_stats(const Tensor& weights, double p, std::size_t samples, std::uint64_t seed, bool training = true);
-DropoutStats dropout_stats(const Tensor& weights, const Options& opts);  // {p, samples, seed, training}
+DropoutStats dropout_stats(const Tensor& weights, const Options& opts);
+const OptionSet& dropout_stats_option_set();   // p, samples, seed, training
 
 // ---------------------------------------------------------------------------------------
 // Provenance: how one cell of a result was computed, with the core's own numbers, in the core's
@@ -311,5 +328,9 @@ struct Explanation {
 // takes them. The function is run as it is (same checks, same errors) and its cell is compared
 // with the explanation's value; a difference is an internal error.
 Explanation explain(const std::string& fn, const std::string& quantity, const std::vector<double>& at, const Options& opts);
+// The options explain reads for each function it explains, in the order of the list above: the
+// function's inputs by name, then its own options.
+struct ExplainedOptions { const char* fn; const OptionSet* options; };
+const std::vector<ExplainedOptions>& explain_option_sets();
 
 }  // namespace attn

@@ -245,6 +245,7 @@ private:
 // A trainer from JS-style options: {C, heads, layers, tMax, seed, causal, batch, T, lr}; T defaults
 // to tMax. Unknown options and bad values are errors, as everywhere in the API.
 CharTrainer make_trainer(const std::string& text, const Options& opts);
+const OptionSet& trainer_option_set();   // C, heads, layers, tMax, seed, causal, batch, T, lr
 
 // Gradient check of the whole model on a tiny configuration (V 7, C 8, 2 heads, 2 layers, T 4,
 // B 2) against central finite differences, with the lab's gradcheck (PyTorch's tolerances):
@@ -259,9 +260,13 @@ struct TrainProgress { double loss; std::size_t step; };   // mean loss of the n
 TrainProgress train_steps(CharTrainer& tr, double n);
 struct Evaluation { double train, val, train_se, val_se; };
 Evaluation evaluate(CharTrainer& tr, double batches);   // the same number of fixed windows of each split, at the same step
-std::string sample(CharTrainer& tr, const Options& opts);   // {prompt = '', length = 80, temperature = 1, seed = 0}
-FutureCheck future_check(CharTrainer& tr, const std::string& text, const Options& opts);   // {t = 0, seed = 0}
-GptBlockTrace block_trace(CharTrainer& tr, const std::string& text, const Options& opts);   // {layer = 0}
-HeadPatterns head_patterns(CharTrainer& tr, const Options& opts);   // {text = '', windows = 16}
+std::string sample(CharTrainer& tr, const Options& opts);
+const OptionSet& sample_option_set();   // prompt = '', length = 80, temperature = 1, seed = 0
+FutureCheck future_check(CharTrainer& tr, const std::string& text, const Options& opts);
+const OptionSet& future_check_option_set();   // t = 0, seed = 0
+GptBlockTrace block_trace(CharTrainer& tr, const std::string& text, const Options& opts);
+const OptionSet& block_trace_option_set();   // layer = 0
+HeadPatterns head_patterns(CharTrainer& tr, const Options& opts);
+const OptionSet& head_patterns_option_set();   // text = '', windows = 16
 
 }  // namespace attn

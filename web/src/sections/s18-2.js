@@ -2,7 +2,6 @@
 // and which axis a softmax normalizes on (B, T, T) and (B, H, T, T) tensors.
 import { heatmap } from '../widgets/heatmap.js';
 import { button, readout } from '../widgets/controls.js';
-import { prediction } from '../widgets/predict.js';
 import { dimSelector } from '../widgets/dim-selector.js';
 import { h } from '../widgets/dom.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
@@ -30,7 +29,7 @@ const strings = {
     explain_btt_0: '沿批维归一化：同一格在两条序列之间分配权重，两条序列被混在一起。',
     explain_btt_1: '沿接收位置归一化：每一列和为 1，表示“谁在看来源 j”，不是注意力需要的分配。',
     explain_btt_2: '沿来源位置归一化：每一行和为 1，接收位置 t 把权重分给各个来源，这正是注意力要的。',
-    explain_bhtt_0: '沿批维归一化：不同序列互相混合。',
+    explain_bhtt_0: '沿批维归一化，而这里的批只有一条序列：对单独一个数做 softmax 得 1，所以每个权重都恰好是 1，每行的和是 T 而不是 1。（像 (B, T, T) 那样有两条序列时，序列会被混在一起。）',
     explain_bhtt_1: '写死 dim=1 在四维张量里落在头轴上：同一格在各个头之间分配权重，头与头被混在一起。',
     explain_bhtt_2: '沿接收位置归一化：每一列和为 1，不是注意力需要的分配。',
     explain_bhtt_3: '沿来源位置（最后一维）归一化：每一行和为 1，正确。',
@@ -54,7 +53,7 @@ const strings = {
     explain_btt_0: 'Normalizing over the batch: one cell shares its weight across the two sequences, which mixes them.',
     explain_btt_1: 'Normalizing over receiving positions: every column sums to 1 ("who looks at source j"), which is not the distribution attention needs.',
     explain_btt_2: 'Normalizing over source positions: every row sums to 1, so receiver t splits its weight over the sources. This is attention.',
-    explain_bhtt_0: 'Normalizing over the batch: sequences mix.',
+    explain_bhtt_0: 'Normalizing over the batch, which holds one sequence here: a softmax over a single number is 1, so every weight is exactly 1 and each row sums to T, not 1. (With two sequences, as in (B, T, T), the sequences would mix.)',
     explain_bhtt_1: 'A hard-coded dim=1 lands on the head axis of a 4-D tensor: one cell splits its weight across heads, mixing them.',
     explain_bhtt_2: 'Normalizing over receiving positions: every column sums to 1, not what attention needs.',
     explain_bhtt_3: 'Normalizing over source positions (the last dim): every row sums to 1. Correct.',
@@ -63,6 +62,7 @@ const strings = {
 
 const causal = (T, Tk) => Array.from({ length: T }, (_, i) => Array.from({ length: Tk }, (_, j) => (j <= i ? 1 : 0)));
 const AXES = { btt: ['axB', 'axTq', 'axTk'], bhtt: ['axB', 'axH', 'axTq', 'axTk'] };
+const NAMES = { btt: ['B', 'T', 'T'], bhtt: ['B', 'H', 'T', 'T'] };   // the demo's shape, by axis
 // the mask as the core takes it, and the demo tensor whose softmax dim is chosen, drawn by the core
 const maskOf = (s) => ({ shape: [s.mask.length, s.mask[0].length], data: Uint8Array.from(s.mask.flat()) });
 const demoOf = (s, core) => core.randn(s.kind === 'btt' ? [2, 3, 3] : [1, 2, 3, 3], s.seed);
@@ -115,7 +115,8 @@ function dimPart(ctx) {
       sumsLast.set(rowsOf(r.lastSums), { shape: r.lastSums.shape, names: s.kind === 'btt' ? ['B', 'T'] : ['B', 'H', 'T'] });
       const last = d === r.w.shape.length - 1;
       sums.el.hidden = last;
-      sums.set(rowsOf(r.wSums), { shape: r.wSums.shape, names: null, label: t('sumsAlong', { dim: s.dim }) });
+      // what is left of the axes once the chosen one is summed away
+      sums.set(rowsOf(r.wSums), { shape: r.wSums.shape, names: NAMES[s.kind].filter((_, k) => k !== d), label: t('sumsAlong', { dim: s.dim }) });
       lastOff.set([[t('lastOff'), fmtErr(r.lastOff), last ? 'good' : 'bad', r.lastOff]]);
     },
   };
@@ -156,7 +157,7 @@ export default {
     const after = heatmap({ t, name: 'after', label: t('after'), names: ['T', 'T'], weights: true, axes: 'past' });
     // the other order is shown once the student has predicted what it does (or skipped)
     let revealed = false;
-    const predictAfter = prediction({ lang: ctx.lang, name: 'predict-after', question: t('predictAfter'),
+    const predictAfter = ctx.prediction({ name: 'predict-after', question: t('predictAfter'),
       options: [{ value: 'one', label: t('predictOne') }, { value: 'less', label: t('predictLess') }, { value: 'more', label: t('predictMore') }] });
     const showAfter = button({ label: t('showAfter'), className: 'show-after',
       onClick: () => { showAfter.hidden = true; predictAfter.ask(() => { revealed = true; ctx.refresh(); }); } });
@@ -164,9 +165,8 @@ export default {
     const dim = dimPart(ctx);
     const prov = explainer(ctx, { scores, mask, before, after, sliceMaps: dim.sliceMaps });
     ctx.lab.append(
-      h('div.row', {}, h('div.stack', {}, scores.el), h('div.stack', {}, mask.el, presets)),
-      h('div.row', {}, before.el, h('div.stack', {}, after.el, showAfter, predictAfter.el)), prov.el,
-      nanNote, ...dim.els);
+      h('div.row', {}, h('div.stack', {}, scores.el), h('div.stack', {}, mask.el, presets, nanNote)),
+      h('div.row', {}, before.el, h('div.stack', {}, after.el, showAfter, predictAfter.el)), prov.el, ...dim.els);
 
     // the mask before and after the softmax, and the rows with nothing allowed
     function paintOrders(r, s) {

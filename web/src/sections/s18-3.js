@@ -6,7 +6,6 @@ import { heatmap } from '../widgets/heatmap.js';
 import { stepper } from '../widgets/stepper.js';
 import { shapeText } from '../format.js';
 import { h } from '../widgets/dom.js';
-import { prediction } from '../widgets/predict.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, toNested, matrixAt } from '../tensors.js';
 import { PROGRAMS } from '../pytorch-programs.js';
@@ -86,7 +85,7 @@ function compute(s, c) {
   try {
     r = c.multiHeadAttention(x, opts(s));
   } catch (e) {
-    throw s.layout === 'linear' ? inLinearLayout(e) : e;
+    throw onScreen(e, s.layout);
   }
   if (s.stage === 'off') return r;
   // the step-through also shows Q K^T before the scale and the mask M
@@ -116,7 +115,7 @@ export default {
       onChange: (v) => ctx.set({ [key]: ctx.state.layout === 'linear' ? toNested(core.linearWeightToMath(tensor(v))) : v }) });
     const w = { wq: weight('wq'), wk: weight('wk'), wv: weight('wv') };
     const layout = ctx.choice('layout');
-    const predictCausal = prediction({ lang: ctx.lang, name: 'predict-causal', question: t('predictCausal'),
+    const predictCausal = ctx.prediction({ name: 'predict-causal', question: t('predictCausal'),
       options: [{ value: 'all', label: t('selfAll') }, { value: 'part', label: t('selfPart') }] });
     const causal = ctx.toggle('causal', { onChange: (v) => predictCausal.ask(() => ctx.set({ causal: v }), () => ctx.refresh()) });
     const maps = figures(t);
@@ -168,16 +167,22 @@ export default {
   },
 };
 
-// The core checks the weights in math layout, (C, D); in nn.Linear layout the student's editor
-// shows them transposed, so a weight's shape error is told in that layout: (D, C), the shape as
-// the editor shows it.
-export function inLinearLayout(e) {
+// The core checks the weights in math layout, (C, D), and calls their width D; the editors show
+// them as (C, d), or in nn.Linear's layout as (d, C), with the lesson's d. A weight's error is told
+// as on screen: its shape and the other weight's as the editors show them, the width named d, and
+// in (d, C) the axis d of a weight is its first. (The core's English `message` stays as it is.)
+const WEIGHT = /^opts\.w[qkv]$/;
+export function onScreen(e, layout) {
   const p = e.params;
-  if (!/^opts\.w[qkv]$/.test(p?.arg ?? '') || p.layout !== '(C, D)' || !Array.isArray(p.shape) || p.shape.length !== 2) return e;
-  const shape = [...p.shape].reverse();
-  const out = new Error(e.message.replace('(C, D)', '(D, C)').replace(`got (${p.shape.join(', ')})`, `got (${shape.join(', ')})`));
-  out.code = e.code;
-  out.params = { ...p, layout: '(D, C)', shape };
-  return out;
+  if (!WEIGHT.test(p?.arg ?? '') || !Array.isArray(p.shape) || p.shape.length !== 2) return e;
+  const linear = layout === 'linear';
+  const shown = (shape) => (linear ? [...shape].reverse() : shape);
+  const params = { ...p, shape: shown(p.shape) };
+  if (p.layout === '(C, D)') params.layout = linear ? '(d, C)' : '(C, d)';
+  if (p.axis === 'D') params.axis = 'd';
+  if (WEIGHT.test(p.other ?? '') && Array.isArray(p.otherShape)) {
+    params.otherShape = shown(p.otherShape);
+    if (linear && p.otherAxis === -1) params.otherAxis = 0;   // d: last in (C, d), first in (d, C)
+  }
+  return Object.assign(new Error(e.message), { code: e.code, params });
 }
-

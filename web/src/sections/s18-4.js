@@ -2,7 +2,6 @@
 // and not at all, side by side; Var(q.k) against d; softmax sharpening under a logit multiplier.
 import { heatmap } from '../widgets/heatmap.js';
 import { readout, button } from '../widgets/controls.js';
-import { prediction } from '../widgets/predict.js';
 import { lineChart, barChart } from '../widgets/chart.js';
 import { h } from '../widgets/dom.js';
 import { provenance } from '../widgets/provenance.js';
@@ -18,7 +17,7 @@ const strings = {
     showScales: '看看除以 √C 和不缩放的结果',
     predictScale: '同一个头改为除以 √C（而不是 √hs）时，它的权重会怎样？',
     sharper: '更尖锐（更集中在少数位置）', flatter: '更平坦（更接近平均）', same: '完全一样',
-    stats: '熵 / 最大权重', hs: '每个头的宽度 hs = C / 头数 = {C} / {heads}；正确的缩放是 1/√hs，错误的是 1/√C。',
+    stats: '熵 / 最大权重', hs: '每个头的宽度 hs = C / 头数 = {C} / {heads} = {hs}；正确的缩放是 1/√hs，错误的是 1/√C。',
     chart: 'q·k 的方差随 d 增长（q、k 各分量独立，方差 1）', d: '维度 d', variance: '方差', unscaled: 'Var(q·k)', scaled: 'Var(q·k / √d)',
     logits: 'logits', factor: 'logits 乘以', sharp: 'softmax(logits × 倍数)', times1: '× 1', timesK: '× {k}',
     maxW: '最大权重', entropy: '熵', jac: 'Jacobian 的 Frobenius 范数', table: '数据表',
@@ -29,7 +28,7 @@ const strings = {
     showScales: 'Show dividing by √C and no scaling',
     predictScale: 'If the same head divides by √C instead of √hs, what happens to its weights?',
     sharper: 'sharper (more weight on a few positions)', flatter: 'flatter (closer to an even average)', same: 'exactly the same',
-    stats: 'entropy / max weight', hs: 'Head size hs = C / heads = {C} / {heads}; the right scale is 1/√hs, the mistake 1/√C.',
+    stats: 'entropy / max weight', hs: 'Head size hs = C / heads = {C} / {heads} = {hs}; the right scale is 1/√hs, the mistake 1/√C.',
     chart: 'Var(q·k) grows with d (independent unit-variance components)', d: 'width d', variance: 'variance', unscaled: 'Var(q·k)', scaled: 'Var(q·k / √d)',
     logits: 'logits', factor: 'Multiply the logits by', sharp: 'softmax(logits × factor)', times1: '× 1', timesK: '× {k}',
     maxW: 'max weight', entropy: 'entropy', jac: 'Frobenius norm of the Jacobian', table: 'Data table',
@@ -53,7 +52,9 @@ const inputsOf = (s, core) => {
 function computer() {
   const attentionRuns = memo((s, core) => {
     const { x, ...w } = inputsOf(s, core);
-    return { inputs: { x, wq: w.wq, wk: w.wk, wv: w.wv }, runs: SCALES.map((scale) => {
+    // hs: the number of products in one head's score, as the core sums them
+    const hs = core.explain('multiHeadAttention', 'scores', [0, 0, 0, 0], { x, ...w, scale: 'head' }).terms.length;
+    return { inputs: { x, wq: w.wq, wk: w.wk, wv: w.wv }, hs, runs: SCALES.map((scale) => {
       const r = core.multiHeadAttention(x, { ...w, scale });
       return { weights: r.weights, stats: core.attentionStats(r.weights) };
     }) };
@@ -64,12 +65,12 @@ function computer() {
     return { one: core.softmaxSharpening(L, 1), k: core.softmaxSharpening(L, s.factor) };
   });
   return (s, core) => {
-    const { runs, inputs } = attentionRuns([s.T, s.C, s.heads, s.causal, s.seed], s, core);
+    const { runs, inputs, hs } = attentionRuns([s.T, s.C, s.heads, s.causal, s.seed], s, core);
     // what dividing by √C did to the shown head, from the core: the same weights (one head), or
     // a larger total entropy over its rows (flatter) or a smaller one (sharper)
     const entropy = runs.map((run) => core.sum(run.stats.entropy, { dim: -1 }).data[s.head]);   // (B, H) -> this head
     const scaleEffect = core.maxAbsDiff(runs[0].weights, runs[1].weights) === 0 ? 'same' : entropy[1] > entropy[0] ? 'flatter' : 'sharper';
-    return { runs, inputs, scaleEffect, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
+    return { runs, inputs, hs, scaleEffect, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
   };
 }
 
@@ -111,7 +112,7 @@ export default {
     const maps = SCALES.map((sc) => heatmap({ t, name: `w-${sc}`, label: t(`${sc}_scale`), names: ['B', 'H', 'T', 'T'], weights: true, axes: 'self' }));
     // √C and no scaling are shown once the student has predicted what √C does (or skipped)
     let revealed = false;
-    const predictScale = prediction({ lang: ctx.lang, name: 'predict-scale', question: t('predictScale'),
+    const predictScale = ctx.prediction({ name: 'predict-scale', question: t('predictScale'),
       options: ['sharper', 'flatter', 'same'].map((v) => ({ value: v, label: t(v) })) });
     const showScales = button({ label: t('showScales'), className: 'show-scales',
       onClick: () => { showScales.hidden = true; predictScale.ask(() => { revealed = true; ctx.refresh(); }); } });
@@ -163,7 +164,7 @@ export default {
     return {
       compute: computer(),
       paint(r, s) {
-        hsLine.textContent = t('hs', { C: s.C, heads: s.heads });
+        hsLine.textContent = t('hs', { C: s.C, heads: s.heads, hs: r.hs });
         const headChanged = changed('head', s.head), runsChanged = changed('runs', r.runs);
         if (headChanged || runsChanged) paintMaps(r, s);
         maps[1].el.hidden = maps[2].el.hidden = !revealed;

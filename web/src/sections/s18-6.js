@@ -4,7 +4,6 @@
 import { heatmap } from '../widgets/heatmap.js';
 import { h } from '../widgets/dom.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
-import { prediction } from '../widgets/predict.js';
 import { matrixAt } from '../tensors.js';
 import { shapeText } from '../format.js';
 import { PROGRAMS } from '../pytorch-programs.js';
@@ -37,7 +36,7 @@ export default {
   ],
   build(ctx) {
     const { t } = ctx;
-    const predictMode = prediction({ lang: ctx.lang, name: 'predict-mode', question: t('predictMode'),
+    const predictMode = ctx.prediction({ name: 'predict-mode', question: t('predictMode'),
       options: [{ value: 'sees', label: t('sees') }, { value: 'blind', label: t('blind') }] });
     const mode = ctx.choice('mode', { onChange: (v) => predictMode.ask(() => ctx.set({ mode: v }), () => ctx.refresh()) });
     const tout = ctx.integer('tout');

@@ -2,8 +2,7 @@
 // the future probe (exactly 0 with the mask), and dropout in training vs evaluation.
 import { heatmap } from '../widgets/heatmap.js';
 import { readout } from '../widgets/controls.js';
-import { h } from '../widgets/dom.js';
-import { prediction } from '../widgets/predict.js';
+import { h, keyboardScrollable } from '../widgets/dom.js';
 import { matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
 import { PROGRAMS } from '../pytorch-programs.js';
@@ -12,7 +11,7 @@ import { provenance } from '../widgets/provenance.js';
 const strings = {
   zh: {
     t: '比较到位置 t（改动 t 之后的输入）', p: 'dropout 概率 p', training: '训练模式（关 = 评估）',
-    ref: '与朴素参考实现比较', refErr: '输出最大误差', gc: 'gradcheck（中心差分，eps 1e-6，atol 1e-5，rtol 1e-3）',
+    ref: '与朴素参考实现比较', refErr: '输出最大误差', gc: 'gradcheck（中心差分，eps 1e−6，atol 1e−5，rtol 1e−3）',
     pass: '通过', fail: '未通过', maxErr: '对 {name} 的梯度：最大误差',
     probe: '改动未来后的输出变化 |Δout|（前 t+1 行是前缀）', prefix: '前缀 (≤ t) 最大变化', future: '未来 (> t) 最大变化',
     exact: '严格为 0：遮罩让前缀完全看不到未来。', leak: '前缀变了：没有遮罩，未来的信息漏进了过去的输出。',
@@ -30,7 +29,7 @@ const strings = {
   },
   en: {
     t: 'Compare up to position t (the input after t changes)', p: 'Dropout p', training: 'Training (off = evaluation)',
-    ref: 'Against a plain reference implementation', refErr: 'max output error', gc: 'gradcheck (central differences, eps 1e-6, atol 1e-5, rtol 1e-3)',
+    ref: 'Against a plain reference implementation', refErr: 'max output error', gc: 'gradcheck (central differences, eps 1e−6, atol 1e−5, rtol 1e−3)',
     pass: 'passed', fail: 'failed', maxErr: 'gradient for {name}: max error',
     probe: 'Output change |Δout| after changing the future (the first t+1 rows are the prefix)', prefix: 'max change in the prefix (≤ t)', future: 'max change in the future (> t)',
     exact: 'Exactly 0: the mask hides the future from the prefix completely.', leak: 'The prefix moved: without the mask, the future leaks into earlier outputs.',
@@ -48,7 +47,7 @@ const strings = {
   },
 };
 
-const SAMPLES = 2000;   // dropout samples behind the mean row sums
+export const SAMPLES = 2000;   // dropout samples behind the mean row sums
 
 // the attention that gradcheck, the reference and dropout look at, and the probe's model, drawn by the core
 const qkvOf = (s, core) => ({ q: core.randn([1, s.T, 2], s.seed + 10), k: core.randn([1, s.T, 2], s.seed + 11), v: core.randn([1, s.T, 2], s.seed + 12) });
@@ -83,7 +82,7 @@ function explainer(ctx, gm, probe, drop) {
 function chapterTable(t) {
   const rows = h('tbody');
   const el = h('figure.chapter-compare', { 'data-name': 'chapter' }, h('figcaption', {}, h('span.tensor-label', {}, t('chapterTitle'))),
-    h('div.scroll', {}, h('table.compare', {}, h('thead', {}, h('tr', {}, ['check', 'ours', 'theirs'].map((k) => h('th', { scope: 'col' }, t(k))))), rows)));
+    keyboardScrollable(h('div.scroll', {}, h('table.compare', {}, h('thead', {}, h('tr', {}, ['check', 'ours', 'theirs'].map((k) => h('th', { scope: 'col' }, t(k))))), rows))));
   return { rows, el, note: h('p.note.chapter-note') };
 }
 
@@ -133,7 +132,7 @@ export default {
     const { t } = ctx;
     const T = ctx.integer('T');
     const tt = ctx.integer('t');
-    const predictCausal = prediction({ lang: ctx.lang, name: 'predict-causal', question: t('predictCausal'),
+    const predictCausal = ctx.prediction({ name: 'predict-causal', question: t('predictCausal'),
       options: [{ value: 'unchanged', label: t('unchanged') }, { value: 'moves', label: t('moves') }] });
     const causal = ctx.toggle('causal', { onChange: (v) => predictCausal.ask(() => ctx.set({ causal: v }), () => ctx.refresh()) });
     const seed = ctx.integer('seed');

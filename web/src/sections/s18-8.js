@@ -34,6 +34,8 @@ export default {
     { key: 'layer', type: 'int', min: 0, max: MODEL.layers - 1, default: 0, worksheet: false },   // the step-through's view
     { key: 'head', type: 'int', min: 0, max: MODEL.heads - 1, default: 0, worksheet: false },
   ],
+  // the core's errors about the student's own text are told beside its box
+  errors: { text: 'customText' },
   build(ctx) {
     const train = new TrainingController(ctx);
     const view = trainingView(ctx, train);
@@ -57,15 +59,16 @@ export default {
         block.sync(s);
         train.sync(s);
         view.sync(s);
+        view.paintStatus(train.state, s);   // before compute, which throws when the model could not be built
       },
-      // Everything shown here was computed by the core, in the worker or (the block's Q Kᵀ and M) here.
+      // Everything shown here was computed by the core, in the worker or (the block's Q Kᵀ and M, the
+      // sentence view's mean of a layer's heads) here.
       compute(s, c) {
         const r = train.state;
         if (r.error) throw r.error;
         return { train: r, block: block.compute(s, c, r), sentence: sentence.compute(s, c, r) };
       },
       paint({ train: r, block: b, sentence: sv }, s) {
-        view.paintStatus(r, s);
         if (!r.config) return;
         const changed = train.takeChanges();
         const has = (name) => changed.has('config') || changed.has(name);

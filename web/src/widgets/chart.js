@@ -16,7 +16,14 @@ const COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9
 const DASHES = { solid: '', dashed: '7 4', dotted: '1.5 3.5' };
 const DASH_ORDER = ['solid', 'dashed', 'dotted'];
 const SHAPES = ['circle', 'square', 'triangle', 'diamond'];
-const MAX_MARKERS = 8;    // markers per series; a long series gets them spread along its length
+const MAX_MARKERS = 8;    // markers on a long series, spread along its length
+const EVERY_MARKER = 16;  // a series of up to this many points has a marker at each (one per row of its table)
+const TICK_CHAR = 7.2;    // CSS px per character of a 12 px tick label, a little over a digit's width
+/** The left margin that keeps the y tick labels (right-aligned at margin − 6) clear of the rotated
+ * axis title at x = titleX (12 px text: about 4 px right of it), at least `min`. */
+const leftMargin = (labels, titleX, min) => Math.max(min, Math.ceil(titleX + 4 + 8 + 6 + TICK_CHAR * Math.max(0, ...labels.map((l) => l.length))));
+/** A tick of a log axis: its decade as a plain number (100, 1, 0.01). */
+const decade = (v) => String(Number(v.toPrecision(1)));
 const FALLBACK_WIDTH = 460;   // before the chart is laid out (or when it is hidden)
 
 const s = (tag, attrs = {}) => {
@@ -163,6 +170,77 @@ function swatch(colour, dash, shape, fillOpacity = 1) {
 /** A data-table cell: the number rounded, and exact in data-value (for whoever needs the digits). */
 const cell = (v) => h('td', { 'data-value': String(v) }, fmt(v, 4));
 
+// The line chart's plot for one drawing: margins m, the x values, both scales and px(x), py(y).
+function lineGeometry(width, height, d) {
+  const m = { l: 52, r: 14, t: 10, b: 40 };
+  const xs = d.series.flatMap((se) => se.points.map((p) => p[0]));
+  const ys = d.series.flatMap((se) => se.points.map((p) => p[1])).concat((d.hlines ?? []).map((l) => l.y));
+  const X = axisScale(xs, d.xLog, true), Y = axisScale(ys, d.yLog, d.yZero ?? true);
+  const yt = ticks(Y, d.yLog, Math.max(2, Math.floor((height - m.t - m.b) / 36)));
+  const yText = yt.map((tv) => (d.yLog ? decade(tv) : fmt(tv, 2)));
+  m.l = leftMargin(yText, 14, m.l);
+  const px = (v) => m.l + ((X.f(v) - X.lo) / (X.hi - X.lo)) * (width - m.l - m.r);
+  const py = (v) => height - m.b - ((Y.f(v) - Y.lo) / (Y.hi - Y.lo)) * (height - m.t - m.b);
+  return { width, height, m, xs, X, Y, px, py, yt, yText };
+}
+
+// the grid, the ticks, both axes and their names
+function drawLineAxes(parts, { width, height, m, xs, X, px, py, yt, yText }, d) {
+  // x ticks on a log axis: the data's own x values (powers of two read better than decades), thinned to fit
+  let xt = d.xLog ? [...new Set(xs)].sort((a, b) => a - b) : ticks(X, false, Math.max(2, Math.floor((width - m.l - m.r) / 70)), xs.every(Number.isInteger));
+  if (d.xLog) { const every = Math.ceil(xt.length / Math.max(2, Math.floor((width - m.l - m.r) / 44))); xt = xt.filter((_, i) => i % every === 0); }
+  const gridLines = pool(parts.grid, yt.length, () => s('line', { class: 'grid' }));
+  const yLabels = pool(parts.yTicks, yt.length, () => s('text', { class: 'tick', 'text-anchor': 'end' }));
+  const xLabels = pool(parts.xTicks, xt.length, () => s('text', { class: 'tick', 'text-anchor': 'middle' }));
+  yt.forEach((tv, i) => {
+    setAttrs(gridLines[i], { x1: m.l, x2: width - m.r, y1: py(tv), y2: py(tv) });
+    setAttrs(yLabels[i], { x: m.l - 6, y: py(tv) + 4 }).textContent = yText[i];
+  });
+  xt.forEach((tv, i) => { setAttrs(xLabels[i], { x: px(tv), y: height - m.b + 16 }).textContent = d.xLog ? String(tv) : fmt(tv, 0); });
+  const [xAxis, yAxis, xName, yName] = pool(parts.axes, 4, (i) => (i < 2 ? s('line', { class: 'axis' }) : s('text', { class: 'axis-label', 'text-anchor': 'middle' })));
+  setAttrs(xAxis, { x1: m.l, x2: width - m.r, y1: height - m.b, y2: height - m.b });
+  setAttrs(yAxis, { x1: m.l, x2: m.l, y1: m.t, y2: height - m.b });
+  setAttrs(xName, { x: (width + m.l) / 2, y: height - 6 }).textContent = d.xLabel;
+  setAttrs(yName, { x: 14, y: (height - m.b) / 2, transform: `rotate(-90 14 ${(height - m.b) / 2})` }).textContent = d.yLabel;
+}
+
+// the reference levels across the plot, then each series' line and its markers
+function drawLines(parts, { width, m, px, py }, d, styleOf) {
+  const hl = d.hlines ?? [];
+  pool(parts.hlines, hl.length, () => s('line', { 'stroke-width': 2 })).forEach((line, i) => {
+    const st = styleOf(hl[i], d.series.length + i);
+    setAttrs(line, { x1: m.l, x2: width - m.r, y1: py(hl[i].y), y2: py(hl[i].y), stroke: st.colour, 'stroke-dasharray': DASHES[st.dash] });
+  });
+  const lines = pool(parts.series, d.series.length, () => s('polyline', { fill: 'none', 'stroke-width': 2 }));
+  const markerGroups = pool(parts.markers, d.series.length, () => s('path', { 'stroke-width': 1 }));
+  d.series.forEach((se, k) => {
+    const st = styleOf(se, k);
+    setAttrs(lines[k], { points: se.points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' '), stroke: st.colour,
+      'stroke-dasharray': DASHES[st.dash] });
+    const n = se.points.length;
+    const pick = n <= EVERY_MARKER ? se.points : Array.from({ length: MAX_MARKERS }, (_, i) => se.points[Math.round((i * (n - 1)) / (MAX_MARKERS - 1))]);
+    setAttrs(markerGroups[k], { d: pick.map(([x, y]) => markerPath(st.shape, px(x), py(y), 3.5)).join(''), fill: st.colour, stroke: st.colour });
+  });
+}
+
+// the ringed points, each with its label
+function drawMarks(parts, { width, height, m, px, py }, d) {
+  const marks = d.marks ?? [];
+  const markEls = pool(parts.marks, marks.length, () => {
+    const g = s('g', { class: 'mark' });
+    g.append(s('circle', { r: 7, fill: 'none', 'stroke-width': 2.5 }), s('text', { class: 'mark-label' }));
+    return g;
+  });
+  marks.forEach((mk, i) => {
+    const [ring, text] = markEls[i].children;
+    const x = px(mk.x), y = py(mk.y), colour = COLOURS[(mk.series ?? 0) % COLOURS.length];
+    setAttrs(ring, { cx: x, cy: y, stroke: colour });
+    // the label sits on the side with room: left of a point in the right half, above a point in the lower half
+    const below = y < m.t + (height - m.t - m.b) / 2;
+    setAttrs(text, { x: x > width / 2 ? x - 10 : x + 10, y: below ? y + 22 : y - 12, 'text-anchor': x > width / 2 ? 'end' : 'start' }).textContent = mk.label;
+  });
+}
+
 /**
  * Line chart: set({series: [{name, points: [[x, y]], dash?: 'solid'|'dashed'|'dotted'}],
  *   hlines?: [{name, y, dash?}], marks?: [{x, y, label, series}], xLabel, yLabel, xLog, yLog, yZero = true, tableLabel}).
@@ -186,58 +264,10 @@ export function lineChart({ t, label, name, height = 260, id = nextId('chart') }
 
   function draw(svg, width, height, d) {
     if (!d) return;
-    const m = { l: 52, r: 14, t: 10, b: 40 };
-    const xs = d.series.flatMap((se) => se.points.map((p) => p[0]));
-    const ys = d.series.flatMap((se) => se.points.map((p) => p[1])).concat((d.hlines ?? []).map((l) => l.y));
-    const X = axisScale(xs, d.xLog, true), Y = axisScale(ys, d.yLog, d.yZero ?? true);
-    const px = (v) => m.l + ((X.f(v) - X.lo) / (X.hi - X.lo)) * (width - m.l - m.r);
-    const py = (v) => height - m.b - ((Y.f(v) - Y.lo) / (Y.hi - Y.lo)) * (height - m.t - m.b);
-    const yt = ticks(Y, d.yLog, Math.max(2, Math.floor((height - m.t - m.b) / 36)));
-    // x ticks on a log axis: the data's own x values (powers of two read better than decades), thinned to fit
-    let xt = d.xLog ? [...new Set(xs)].sort((a, b) => a - b) : ticks(X, false, Math.max(2, Math.floor((width - m.l - m.r) / 70)), xs.every(Number.isInteger));
-    if (d.xLog) { const every = Math.ceil(xt.length / Math.max(2, Math.floor((width - m.l - m.r) / 44))); xt = xt.filter((_, i) => i % every === 0); }
-    const gridLines = pool(parts.grid, yt.length, () => s('line', { class: 'grid' }));
-    const yLabels = pool(parts.yTicks, yt.length, () => s('text', { class: 'tick', 'text-anchor': 'end' }));
-    const xLabels = pool(parts.xTicks, xt.length, () => s('text', { class: 'tick', 'text-anchor': 'middle' }));
-    yt.forEach((tv, i) => {
-      setAttrs(gridLines[i], { x1: m.l, x2: width - m.r, y1: py(tv), y2: py(tv) });
-      setAttrs(yLabels[i], { x: m.l - 6, y: py(tv) + 4 }).textContent = fmt(tv, 2);
-    });
-    xt.forEach((tv, i) => { setAttrs(xLabels[i], { x: px(tv), y: height - m.b + 16 }).textContent = d.xLog ? String(tv) : fmt(tv, 0); });
-    const [xAxis, yAxis, xName, yName] = pool(parts.axes, 4, (i) => (i < 2 ? s('line', { class: 'axis' }) : s('text', { class: 'axis-label', 'text-anchor': 'middle' })));
-    setAttrs(xAxis, { x1: m.l, x2: width - m.r, y1: height - m.b, y2: height - m.b });
-    setAttrs(yAxis, { x1: m.l, x2: m.l, y1: m.t, y2: height - m.b });
-    setAttrs(xName, { x: (width + m.l) / 2, y: height - 6 }).textContent = d.xLabel;
-    setAttrs(yName, { x: 14, y: (height - m.b) / 2, transform: `rotate(-90 14 ${(height - m.b) / 2})` }).textContent = d.yLabel;
-    const hl = d.hlines ?? [];
-    pool(parts.hlines, hl.length, () => s('line', { 'stroke-width': 2 })).forEach((line, i) => {
-      const st = styleOf(hl[i], d.series.length + i);
-      setAttrs(line, { x1: m.l, x2: width - m.r, y1: py(hl[i].y), y2: py(hl[i].y), stroke: st.colour, 'stroke-dasharray': DASHES[st.dash] });
-    });
-    const lines = pool(parts.series, d.series.length, () => s('polyline', { fill: 'none', 'stroke-width': 2 }));
-    const markerGroups = pool(parts.markers, d.series.length, () => s('path', { 'stroke-width': 1 }));
-    d.series.forEach((se, k) => {
-      const st = styleOf(se, k);
-      setAttrs(lines[k], { points: se.points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' '), stroke: st.colour,
-        'stroke-dasharray': DASHES[st.dash] });
-      const n = se.points.length;
-      const pick = n <= MAX_MARKERS ? se.points : Array.from({ length: MAX_MARKERS }, (_, i) => se.points[Math.round((i * (n - 1)) / (MAX_MARKERS - 1))]);
-      setAttrs(markerGroups[k], { d: pick.map(([x, y]) => markerPath(st.shape, px(x), py(y), 3.5)).join(''), fill: st.colour, stroke: st.colour });
-    });
-    const marks = d.marks ?? [];
-    const markEls = pool(parts.marks, marks.length, () => {
-      const g = s('g', { class: 'mark' });
-      g.append(s('circle', { r: 7, fill: 'none', 'stroke-width': 2.5 }), s('text', { class: 'mark-label' }));
-      return g;
-    });
-    marks.forEach((mk, i) => {
-      const [ring, text] = markEls[i].children;
-      const x = px(mk.x), y = py(mk.y), colour = COLOURS[(mk.series ?? 0) % COLOURS.length];
-      setAttrs(ring, { cx: x, cy: y, stroke: colour });
-      // the label sits on the side with room: left of a point in the right half, above a point in the lower half
-      const below = y < m.t + (height - m.t - m.b) / 2;
-      setAttrs(text, { x: x > width / 2 ? x - 10 : x + 10, y: below ? y + 22 : y - 12, 'text-anchor': x > width / 2 ? 'end' : 'start' }).textContent = mk.label;
-    });
+    const g = lineGeometry(width, height, d);
+    drawLineAxes(parts, g, d);
+    drawLines(parts, g, d, styleOf);
+    drawMarks(parts, g, d);
   }
 
   function set(d) {
@@ -267,12 +297,14 @@ export function barChart({ t, label, name, height = 220, id = nextId('bars') }) 
   function draw(svg, width, height, d) {
     if (!d) return;
     const m = { l: 44, r: 8, t: 10, b: 28 };
+    const yt = [0, 0.25, 0.5, 0.75, 1].map((q) => q * (d.max ?? 1));
+    m.l = leftMargin(yt.map((tv) => fmt(tv, 2)), 12, m.l);
     const kids = [];
     const gw = (width - m.l - m.r) / d.labels.length;
     const bw = (gw * 0.8) / d.series.length;
     const max = d.max ?? 1;
     const py = (v) => height - m.b - (v / max) * (height - m.t - m.b);
-    for (const tv of [0, 0.25, 0.5, 0.75, 1].map((q) => q * max)) {
+    for (const tv of yt) {
       kids.push(s('line', { x1: m.l, x2: width - m.r, y1: py(tv), y2: py(tv), class: 'grid' }),
         s('text', { x: m.l - 6, y: py(tv) + 4, 'text-anchor': 'end', class: 'tick' }));
       kids.at(-1).textContent = fmt(tv, 2);

@@ -56,10 +56,13 @@ export function messageLine(targets, tag = 'span') {
 /** A box that scrolls sideways when its content is wider (a wide matrix or formula on a phone):
  * while it does and holds nothing focusable, it takes keyboard focus itself, so that the arrow
  * keys scroll it (WCAG 2.1.1: what the mouse can scroll, the keyboard can too); with label(), as
- * a region of that name. Returns box. */
+ * a region of that name. And it says that it scrolls: data-more names the sides that have more
+ * ('left', 'right' or 'left right'; style.css fades that edge out), kept as it scrolls and
+ * resizes. Returns box. */
 export function keyboardScrollable(box, label = null) {
   const update = () => {
-    if (box.scrollWidth > box.clientWidth + 1 && !box.querySelector('input, button, select, textarea, a[href]')) {
+    const wide = box.scrollWidth > box.clientWidth + 1;
+    if (wide && !box.querySelector('input, button, select, textarea, a[href]')) {
       box.tabIndex = 0;
       if (label) {
         box.setAttribute('role', 'region');
@@ -68,7 +71,10 @@ export function keyboardScrollable(box, label = null) {
     } else if (box.hasAttribute('tabindex')) {
       for (const a of ['tabindex', 'role', 'aria-label']) box.removeAttribute(a);
     }
+    const left = Math.abs(box.scrollLeft) > 1, right = Math.abs(box.scrollLeft) + box.clientWidth < box.scrollWidth - 1;
+    setAttr(box, 'data-more', wide && (left || right) ? [left && 'left', right && 'right'].filter(Boolean).join(' ') : null);
   };
+  box.addEventListener('scroll', update, { passive: true });
   if (typeof ResizeObserver === 'function') {
     const ro = new ResizeObserver(update);
     ro.observe(box);

@@ -1,6 +1,6 @@
 // A boolean (Tq, Tk) mask as a grid of toggle buttons: pressed = allowed (1), not = masked (0).
 // Keyboard: Tab reaches the grid, arrows move, Space/Enter toggles.
-import { h, messageLine } from './dom.js';
+import { h, messageLine, keyboardScrollable } from './dom.js';
 import { shapeText } from '../format.js';
 import { axesNote } from './axes.js';
 
@@ -12,7 +12,7 @@ export function maskEditor({ t, label, name, onChange }) {
   axesLine.set('self');   // a mask says which source j each receiver t may see
   const message = messageLine(() => [grid], 'p');
   const el = h('figure.tensor.mask-editor', { 'data-name': name }, h('figcaption', {}, h('span.tensor-label', {}, label), ' ', badge),
-    axesLine.el, h('div.scroll', {}, grid), message.el);
+    axesLine.el, keyboardScrollable(h('div.scroll', {}, grid)), message.el);
 
   // a button's name starts with what it shows (1 or 0), then which cell it is
   const buttonLabel = (i, j, v) => `${v ? 1 : 0}: ${label} ${t('row')} ${i} ${t('col')} ${j}`;

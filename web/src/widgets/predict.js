@@ -6,6 +6,7 @@
 //   const p = prediction({ lang, question, options: [{value, label}] });
 //   control onChange: p.ask(() => ctx.set(...), revert)   revert: show the control's old value again
 //   paint: if (p.waiting) p.settle(outcome)                outcome: the value of the option that happened
+//   the section's reset: p.reset()                        (a section makes its predictions with ctx.prediction, which does it)
 import { h, nextId } from './dom.js';
 import { makeT } from '../i18n.js';
 
@@ -85,6 +86,15 @@ export function prediction({ lang, question, options, name }) {
       const actual = options[k]?.label ?? String(outcome);
       message.textContent = k === guess ? t('predictRight', { actual }) : t('predictWrong', { guess: options[guess].label, actual });
       message.className = `predict-message ${k === guess ? 'good' : 'bad'}`;
+    },
+    /** Back to the start (the section's reset): no question, no verdict; the next change asks again. */
+    reset() {
+      asked = false;
+      pending = null;
+      waiting = false;
+      message.textContent = '';
+      form.reset();
+      el.hidden = true;
     },
     get waiting() { return waiting; },
     get open() { return pending !== null; },

@@ -16,9 +16,16 @@
 // A note target is a number that is not computed (a seeded draw, the mask): the panel says so in one line.
 // names: x, memory, wq, wk, wv, q, k, v, scores, weights, out, mask (the function's inputs and results);
 // 18.5 adds pe (the position table P), px (Π X + P) and attnX (attn(X + P)), 18.7 G (∂L/∂Y).
-import { h, setAttr } from './dom.js';
-import { fmt } from '../format.js';
+//
+// This file is the panel and its words; provenance-rules.js says, per quantity, where each term's
+// cells are and how the lesson writes them; provenance-lines.js writes the lines of each kind of
+// explanation; provenance-marks.js outlines the cells; provenance-pointing.js follows the reader.
+import { h } from './dom.js';
 import { makeT } from '../i18n.js';
+import { RULES } from './provenance-rules.js';
+import { pen, explanationLines, sumLines, noteLines } from './provenance-lines.js';
+import { cellMarks, cellIn, sourceCell } from './provenance-marks.js';
+import { pointAt, tabStops } from './provenance-pointing.js';
 
 export const strings = {
   zh: {
@@ -89,316 +96,59 @@ export const strings = {
   },
 };
 
-// Okabe–Ito, distinguishable with the common colour-vision deficiencies; cycled over the terms
-const PALETTE = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#8c510a', '#444444'];
-const LONG = 8;        // past this many terms a sum shows its first and last ones and an ellipsis
-const HEAD = 3, TAIL = 2;
-
-const SUB = '₀₁₂₃₄₅₆₇₈₉';
-const sub = (n) => String(n).replace(/\d/g, (d) => SUB[d]);
-const paren = (s) => (s.startsWith('−') ? `(${s})` : s);
-
-// The terms of each explained quantity: which displayed cells they came from ([name, row, col,
-// head]) and how the lesson writes the cell and its formula. at is the core's index of the cell.
-const RULES = {
-  'multiHeadAttention:q': proj('Q', 'W_Q', 'x', 'wq'),
-  'multiHeadAttention:k': proj('K', 'W_K', 'src', 'wk'),
-  'multiHeadAttention:v': proj('V', 'W_V', 'src', 'wv'),
-  'multiHeadAttention:scores': score((at) => ({ h: at[1], t: at[2], j: at[3] })),
-  'multiHeadAttention:weights': weight((at) => ({ h: at[1], t: at[2], j: at[3] })),
-  'multiHeadAttention:out': output((at, e) => ({ t: at[1], i: at[2], h: null, col: at[2] })),
-  'sdpa:scores': score((at) => ({ h: null, t: at.at(-2), j: at.at(-1) })),
-  'sdpa:weights': weight((at) => ({ h: null, t: at.at(-2), j: at.at(-1) })),
-  'sdpa:out': output((at) => ({ t: at.at(-2), i: at.at(-1), h: null, col: at.at(-1) })),
-  // a (..., n, k) b (..., k, m); sym names the three matrices as the section writes them ({a: 'A', b: 'X', out: 'Y'})
-  'matmul:out': {
-    cell: (at, sym) => `${sym.out ?? 'out'}[${at.at(-2)},${at.at(-1)}]`,
-    formula: (at, e, sym) => `Σⱼ ${sym.a ?? 'a'}[${at.at(-2)},j]·${sym.b ?? 'b'}[j,${at.at(-1)}]`,
-    refs: (at, e, k) => [['a', at.at(-2), e.source[k]], ['b', e.source[k], at.at(-1)]],
-    head: (at) => (at.length > 2 ? at[0] : null),   // the batch: which editor and result show it
-  },
-  'causalAverage:out': {
-    cell: (at) => `y[${at.at(-2)},${at.at(-1)}]`,
-    formula: (at, e) => (e.right.length
-      ? `Σⱼ A[${at.at(-2)},j]·x[j,${at.at(-1)}]`
-      : `(x[0,${at.at(-1)}] + … + x[${at.at(-2)},${at.at(-1)}]) / ${e.divisor}`),
-    refs: (at, e, k) => (e.right.length ? [['A', at.at(-2), e.source[k]], ['x', e.source[k], at.at(-1)]] : [['x', e.source[k], at.at(-1)]]),
-    head: (at) => (at.length > 2 ? at[0] : null),
-  },
-  'softmax:weights': {
-    cell: (at) => `A[${at.join(',')}]`,
-    softmax: true,
-    // the scores along the softmax's axis, through the cell
-    refs: (at, e, k, dim) => { const ix = at.slice(); ix[dim] = k; return [['scores', ...ix.slice(-2)]]; },
-    score: (at, k, dim) => { const ix = at.slice(); ix[dim] = k; return `S[${ix.join(',')}]`; },
-  },
-};
-
-// 18.5: the position table P (row t is P_t), Π X + P (Π the permutation, row t of Π X is row π(t)
-// of X), and the attention outputs before and after the shuffle
-Object.assign(RULES, {
-  'positions:out': { cell: (at) => `P[${at[0]},${at[1]}]`, refs: () => [] },
-  'permutationCheck:permutedInput': {
-    cell: (at) => `(Π X + P)[${at[1]},${at[2]}]`,
-    formula: (at, e) => `X[π(${at[1]}),${at[2]}] + P[${at[1]},${at[2]}] = X[${e.source[0]},${at[2]}] + P[${at[1]},${at[2]}]`,
-    refs: (at, e, k) => [k === 0 ? ['x', e.source[0], at[2]] : ['pe', at[1], at[2]]],
-  },
-  // an output sum over the rows of its input: each term's whole input row is outlined
-  'permutationCheck:out': attnOut('attn(X + P)', 'X + P', (j, c) => [['x', j, c], ['pe', j, c]]),
-  'permutationCheck:outOfPermuted': attnOut('attn(Π X + P)', 'Π X + P', (j, c) => [['px', j, c]]),
-  'permutationCheck:permutedOut': {
-    cell: (at) => `(Π·attn(X + P))[${at[1]},${at[2]}]`,
-    copy: (at, e) => `attn(X + P)[π(${at[1]}),${at[2]}] = attn(X + P)[${e.from[1]},${e.from[2]}]`,
-    refs: (at, e) => [['attnX', e.from[1], e.from[2]]],
-    then: (at, e) => ({ quantity: 'out', at: e.from }),   // that cell's own sum
-  },
-  // 18.7: gradcheck's analytic gradients (L = Σ Y·G), the future probe, dropout
-  'gradcheck:dq': grad('∂L/∂Q', (at) => `Σⱼ dS[${at[1]},j]·K[j,${at[2]}]`, 'j', (at, k) => [at[1], k], (at, k) => ['k', k, at[2]], true),
-  'gradcheck:dk': grad('∂L/∂K', (at) => `Σₜ dS[t,${at[1]}]·Q[t,${at[2]}]`, 't', (at, k) => [k, at[1]], (at, k) => ['q', k, at[2]], true),
-  'gradcheck:dv': grad('∂L/∂V', (at) => `Σₜ A[t,${at[1]}]·G[t,${at[2]}]`, 't', (at, k) => [k, at[1]], (at, k) => ['G', k, at[2]], false),
-  'futureProbe:change': {
-    cell: (at) => `|Δout|[${at[1]},${at[2]}]`,
-    formula: (at) => `|out′[${at[1]},${at[2]}] − out[${at[1]},${at[2]}]|`,
-    refs: () => [],
-  },
-  'dropout:out': {
-    cell: (at) => `Ã[${at.at(-2)},${at.at(-1)}]`,
-    formula: (at) => `A[${at.at(-2)},${at.at(-1)}]`,
-    refs: (at) => [['weights', at.at(-2), at.at(-1)]],
-  },
-});
-
-function attnOut(name, input, rowRefs) {
-  return {
-    cell: (at) => `${name}[${at[1]},${at[2]}]`,
-    formula: (at) => `Σⱼ A[${at[1]},j]·V[j,${at[2]}]`,
-    refs: (at, e, k, dim, hd, state) => state.x[0].flatMap((_, c) => rowRefs(e.source[k], c)),
-    note: ['provHiddenAV', { input }],
-  };
-}
-// the gradient of one entry: its name, formula, the summed index, the (t, j) of each term's dS
-// (its weight A[t, j] is outlined), the other factor's cell, and whether the terms go through dS.
-// dS[t, j] reads G's row t and V's row j (dA[t, j] = G[t]·V[j]), and through Σₗ A[t,l]·dA[t,l]
-// every visible l of A's row t and V's rows: those are outlined too, the ones every term shares
-// (and the sum's) without a term's number
-function grad(sym, formula, src, tj, other, ds) {
-  return {
-    cell: (at) => `${sym}[${at[1]},${at[2]}]`,
-    formula,
-    refs: (at, e, k, dim, hd, state, ins) => {
-      const [t, j] = tj(at, e.source[k]);
-      if (!ds) return [['weights', t, j], other(at, e.source[k])];
-      const cols = [...Array(ins.v.shape.at(-1)).keys()];
-      const visible = ins.causal ? t + 1 : ins.k.shape.at(-2);
-      const sum = [...Array(visible).keys()].flatMap((l) => [['weights', t, l, null, true], ...cols.map((c) => ['v', l, c, null, true])]);
-      return [...sum, ['weights', t, j], other(at, e.source[k]),
-        ...cols.flatMap((c) => [['G', t, c, null, src === 'j'], ['v', j, c, null, src === 't']])];
-    },
-    grad: { sym, src, tj, ds },
-  };
-}
-
-function proj(Y, W, src, w) {
-  return {
-    cell: (at) => `${Y}[${at[1]},${at[2]}]`,
-    formula: (at) => `Σ_c X[${at[1]},c]·${W}[c,${at[2]}]`,
-    refs: (at, e, k) => [[src, at[1], e.source[k]], [w, e.source[k], at[2]]],
-  };
-}
-function score(where) {
-  return {
-    cell: (at) => { const { t, j } = where(at); return `S[${t},${j}]`; },
-    formula: (at) => { const { t, j } = where(at); return `q${sub(t)}·k${sub(j)}`; },
-    // head h of q and k is its column block: the term's column is h * hs + c, hs = the number of terms
-    refs: (at, e, k) => { const { h: hd, t, j } = where(at); const c = (hd ?? 0) * e.terms.length + e.source[k]; return [['q', t, c], ['k', j, c]]; },
-    head: (at) => where(at).h,
-  };
-}
-function weight(where) {
-  return {
-    cell: (at) => { const { t, j } = where(at); return `A[${t},${j}]`; },
-    softmax: true,
-    refs: (at, e, k) => { const { h: hd, t } = where(at); return [['scores', t, k, hd]]; },
-    score: (at, k) => `S[${where(at).t},${k}]`,
-    head: (at) => where(at).h,
-  };
-}
-function output(where) {
-  return {
-    cell: (at) => { const { t, i } = where(at); return `Y[${t},${i}]`; },
-    formula: (at) => { const { t, i } = where(at); return `Σⱼ A[${t},j]·V[j,${i}]`; },
-    // the weights of the head that owns column i: hs = V's columns per head is not known here, so the
-    // declaration's head(at) (or head 0) says which weights map it is
-    refs: (at, e, k, dim, hd) => { const { t, col } = where(at); return [['weights', t, e.source[k], hd], ['v', e.source[k], col]]; },
-  };
+// A computed cell explained: the core's explanation, the cells of its terms outlined (each term
+// numbered, in its own colour) and the panel's lines; null when the core refuses the inputs (the
+// section's own status line already explains a core error). writing: pen()'s words but the inputs.
+function explainCell({ core, fn, inputs, sources, outHead, softmaxDim }, { target, quantity, at, i, j }, state, marks, writing) {
+  const tfn = target.fn ?? fn;
+  const r = RULES[`${tfn}:${quantity}`];
+  let e, ins;
+  try {
+    ins = (target.inputs ?? inputs)(state);
+    e = core.explain(tfn, quantity, at, ins);
+  } catch {
+    return null;
+  }
+  const dim = softmaxDim?.(state, at) ?? at.length - 1;
+  const hd = r.head?.(at) ?? outHead?.(at, e) ?? target.head ?? null;
+  // a target may show other inputs than the section's
+  const cellOf = (name, row, col, head) => sourceCell(target.sources ?? sources, name, row, col, head);
+  marks.mark(cellIn(target.widget, i, j), 'target');
+  const nTerms = e.kind === 'sum' ? e.terms.length : e.kind === 'softmax' ? e.scores.length : 1;
+  for (let k = 0; k < nTerms; k++)
+    for (const [name, row, col, head, shared] of r.refs(at, e, k, dim, hd, state, ins)) {   // shared: an input of every term
+      const masked = e.kind === 'softmax' && e.masked[k];
+      marks.mark(cellOf(name, row, col, head ?? hd), masked ? 'masked' : 'in', shared ? undefined : k);
+      if (e.kind === 'softmax') marks.mark(cellOf('mask', row, col, head ?? hd), masked ? 'masked' : 'in', k);
+    }
+  marks.draw();
+  const p = pen({ ...writing, inputs: ins });
+  const lines = explanationLines(p, r, at, e, dim);
+  // a copy's source cell explained in turn (its own sum), below
+  const next = r.then?.(at, e);
+  if (next) {
+    const e2 = core.explain(tfn, next.quantity, next.at, (target.inputs ?? inputs)(state));
+    lines.push(h('div.prov-then', { 'data-quantity': next.quantity, 'data-at': next.at.join(',') },
+      sumLines(p, RULES[`${tfn}:${next.quantity}`], next.at, e2, true).filter(Boolean)));
+  }
+  return lines;
 }
 
 export function provenance({ lang, core, fn, inputs, sources, targets, plain = [], symbols = {}, scale = null, outHead = null, softmaxDim = null }) {
   const t = makeT(lang, strings, {});
-  const title = h('p.prov-title', {}, h('strong', {}, t('provTitle')));
-  const body = h('div.prov-body', {}, h('p.prov-hint', {}, t('provHint')));
-  const el = h('div.provenance', { 'aria-live': 'polite', 'data-fn': fn }, title, body);   // not a landmark: one per section, all with the same title
+  const hint = () => h('p.prov-hint', {}, t('provHint'));
+  const body = h('div.prov-body', {}, hint());
+  const el = h('div.provenance', { 'aria-live': 'polite', 'data-fn': fn }, h('p.prov-title', {}, h('strong', {}, t('provTitle'))), body);   // not a landmark: one per section, all with the same title
+  const section = { core, fn, inputs, sources, outHead, softmaxDim };
+  const marks = cellMarks();
   let state = null;      // the section's state for explain's inputs
-  let marked = [];       // elements carrying highlight attributes
   let current = null;    // {target, quantity, at, i, j}
-  let expanded = false;
-  let inputsNow = null;  // explain's inputs for the cell shown
-
-  // a source: a widget, {widget, swap() -> true when it shows the matrix transposed}, or (head) => either
-  const sourceOf = (name, head) => {
-    const all = current?.target.sources ?? sources;   // a target may show other inputs than the section's
-    let s = all[name === 'src' ? (all.memory ? 'memory' : 'x') : name];
-    if (typeof s === 'function') s = s(head ?? 0);
-    return s?.widget ? s : s ? { widget: s } : null;
-  };
-  const cellOf = (name, row, col, head) => {
-    const s = sourceOf(name, head);
-    return s ? cellIn(s.widget, ...(s.swap?.() ? [col, row] : [row, col])) : null;
-  };
-  // a table cell, or on a map drawn on a canvas (large T) the cell's place on it (and its table
-  // cell too when the map's data table is open)
-  const cellIn = (widget, i, j) => (widget.canvasMode?.() ? { widget, i, j, td: widget.cell?.(i, j) } : widget.cell?.(i, j));
-
-  let outlined = new Map();   // canvas widget -> its outlines
-  function clear() {
-    for (const c of marked) {
-      c.removeAttribute('data-prov');
-      c.removeAttribute('data-prov-term');
-      c.style.removeProperty('--prov-c');
-    }
-    marked = [];
-    for (const w of outlined.keys()) w.outline([]);
-    outlined = new Map();
-  }
-  function mark(cell, kind, term) {
-    if (!cell) return;
-    if (cell.widget) {   // on a canvas
-      if (!outlined.has(cell.widget)) outlined.set(cell.widget, []);
-      outlined.get(cell.widget).push({ i: cell.i, j: cell.j, kind, ...(term !== undefined ? { term: term + 1, colour: PALETTE[term % PALETTE.length] } : {}) });
-      mark(cell.td, kind, term);
-      return;
-    }
-    cell.setAttribute('data-prov', kind);
-    if (term !== undefined) {
-      cell.setAttribute('data-prov-term', String(term + 1));
-      cell.style.setProperty('--prov-c', PALETTE[term % PALETTE.length]);
-    }
-    marked.push(cell);
-  }
-
-  // A number as the panel shows it: formatted, with its exact value for whoever reads the DOM.
-  const num = (v, cls = 'prov-num', digits = 3) => h(`span.${cls}`, { 'data-value': String(v) }, fmt(v, digits));
-  const coloured = (k, ...children) => h('span.prov-term', { 'data-term': String(k + 1), style: `--prov-c:${PALETTE[k % PALETTE.length]}`, title: t('provTerm', { n: k + 1 }) }, ...children);
-  // the indices of the terms to show: all, or the first HEAD and last TAIL with an ellipsis between
-  const shown = (n) => (expanded || n <= LONG ? [...Array(n).keys()] : [...Array(HEAD).keys(), null, ...Array.from({ length: TAIL }, (_, i) => n - TAIL + i)]);
-  const joined = (n, part, sep = ' + ') => shown(n).flatMap((k, idx) => [idx ? sep : '', k === null ? '…' : part(k)]);
-  const toggle = (n) => (n > LONG ? h('button.prov-more', { type: 'button', 'aria-expanded': String(expanded), onclick: () => { expanded = !expanded; render(); } },
-    expanded ? t('provShowLess') : t('provShowAll', { n })) : null);
-
-  // 18.7's gradients: each term's dS with its own numbers, the order, and gradcheck's numerical value
-  function gradLines(r, at, e) {
-    const { src, tj } = r.grad, n = e.terms.length;
-    const ds = (k) => { const [tt, jj] = tj(at, e.source[k]); return h('li', {}, coloured(k, `dS[${tt},${jj}] = `, paren(fmt(e.gradWeight[k])), '·(',
-      paren(fmt(e.gradDweight[k])), ' − ', paren(fmt(e.gradRowdot[k])), ')·', fmt(e.gradScale), ' = ', num(e.left[k], 'prov-ds'))); };
-    if (!r.grad.ds) return [];
-    return [
-      h('p.prov-note.prov-grad-ds', {}, t('provGradDs', { d: inputsNow.q.shape.at(-1), scale: fmt(e.gradScale, 4) })),
-      h('ul.prov-terms', {}, shown(n).map((k) => (k === null ? h('li', {}, '…') : ds(k)))),
-    ];
-  }
-  function numericLines(r, at, e) {
-    if (!e.numeric) return [];
-    const { plus, minus, eps, value } = e.numeric, x = r.cell(at, symbols).replace('∂L/∂', '');
-    return [
-      h('p.prov-note', {}, t('provNumeric', { h: String(eps) })),
-      h('p.prov-numeric', {}, `(L(${x} + h) − L(${x} − h)) / 2h = (`, num(plus, 'prov-lplus', 15), ' − ', num(minus, 'prov-lminus', 15),
-        `) / (2·${eps}) = `, num(value, 'prov-numeric-value', 12)),
-      h('p.prov-note', {}, t('provNumericNote')),
-    ];
-  }
-
-  function sumPanel(r, at, e, nested = false) {
-    const n = e.terms.length;
-    const lhs = r.cell(at, symbols);
-    const scaleText = e.scale !== 1 ? (scale?.(e) ?? { sym: `· ${fmt(e.scale)}`, num: `· ${fmt(e.scale)}` }) : null;
-    const sym = [lhs, ' = ', r.formula(at, e, symbols), scaleText ? ` ${scaleText.sym}` : ''];
-    const product = (k) => coloured(k, e.right.length ? [paren(fmt(e.left[k])), '·', paren(fmt(e.right[k]))] : k ? paren(fmt(e.left[k])) : fmt(e.left[k]));
-    const sumText = n ? joined(n, product) : ['0'];
-    // one bare term that already reads as the value: no "= v = v"
-    const bare = n === 1 && !e.right.length && !scaleText && e.divisor === 1 && fmt(e.left[0]) === fmt(e.value);
-    const wrapped = scaleText || e.divisor !== 1 ? ['(', ...sumText, ')'] : sumText;
-    const tail = scaleText ? ` ${scaleText.num}` : e.divisor !== 1 ? ` / ${e.divisor}` : '';
-    return [
-      h('p.prov-formula', {}, sym),
-      ...(r.grad ? gradLines(r, at, e) : []),
-      h('p.prov-numbers', {}, '= ', ...(bare ? [coloured(0, num(e.value, 'prov-value'))] : [wrapped, tail, ' = ', num(e.value, 'prov-value')])),
-      toggle(n),
-      e.pairwise ? h('p.prov-order', {}, t('provPairwise')) : null,
-      r.grad ? h('p.prov-order', {}, t('provGradOrder', { src: r.grad.src }), r.grad.ds ? `${lang === 'zh' ? '' : ' '}${t('provGradSkip')}` : '') : null,
-      ...numericLines(r, at, e),
-      r.note ? h('p.prov-note', {}, t(r.note[0], r.note[1]), nested ? '' : ` ${t('provRowsOutlined')}`) : null,
-    ];
-  }
-
-  // one number made without a sum: a sinusoid, a copy, a difference, a dropout
-  function singlePanel(r, at, e) {
-    const lhs = r.cell(at, symbols);
-    const value = num(e.value, 'prov-value');
-    const term = (k, v) => coloured(k, paren(fmt(v)));
-    // a step that already reads as the value ends the line with it: no "(−2.772) = −2.772"
-    const last = (v) => (fmt(v) === fmt(e.value) ? [coloured(0, value)] : [term(0, v), ' = ', value]);
-    if (e.kind === 'sinusoid') {
-      const f = e.cosine ? 'cos' : 'sin';
-      return [
-        h('p.prov-formula', {}, `${lhs} = ${f}(t / 10000^(2i/C))`),
-        h('p.prov-numbers', {}, `= ${f}(${e.position} / 10000^(${e.pair}/${e.width})) = ${f}(${e.position} / `, num(e.power, 'prov-power'),
-          `) = ${f}(`, num(e.angle, 'prov-angle'), ') = ', value),
-        h('p.prov-note', {}, t('provSinusoidCols', { pair: e.pair, width: e.width })),
-      ];
-    }
-    if (e.kind === 'copy' && !r.copy)   // the learned position table
-      return [h('p.prov-formula', {}, `${lhs} = `, value), h('p.prov-note', {}, t('provLearned', { t: at[0], c: at[1] }))];
-    if (e.kind === 'copy')
-      return [h('p.prov-formula', {}, `${lhs} = ${r.copy(at, e)} = `, ...last(e.left[0])),
-        h('p.prov-note', {}, t('provCopy', { t: at.at(-2), row: e.from.at(-2) }))];
-    if (e.kind === 'absdiff')
-      return [h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)}`),
-        h('p.prov-numbers', {}, '= |', paren(fmt(e.left[0])), ' − ', paren(fmt(e.left[1])), '| = ', value),
-        h('p.prov-note', {}, t('provAbsDiff'), lang === 'zh' ? '' : ' ', t(inputsNow.causal ? 'provAbsDiffMasked' : 'provAbsDiffUnmasked'))];
-    // dropout
-    if (!e.training)
-      return [h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)} = `, ...last(e.left[0])), h('p.prov-note', {}, t('provDropEval'))];
-    return [
-      h('p.prov-formula', {}, `${lhs} = ${r.formula(at, e)} / (1 − p)  (u ≥ p),  0  (u < p)`),
-      h('p.prov-note', {}, t('provDropDraw', { u: fmt(e.draw, 4), p: fmt(e.p, 2) }), h('span.prov-draw', { 'data-value': String(e.draw) })),
-      h('p.prov-numbers', {}, e.kept ? [t('provDropKept'), `: ${lhs} = ${r.formula(at, e)} · 1/(1 − p) = `, term(0, e.left[0]), ' · ', fmt(e.scale, 4), ' = ']
-        : [t('provDropDropped'), `: ${lhs} = `], value),
-    ];
-  }
-
-  function softmaxPanel(r, at, e, dim) {
-    const n = e.scores.length, lhs = r.cell(at, symbols), S = (k) => r.score(at, k, dim);
-    const out = [h('p.prov-formula', {}, `${lhs} = exp(${S(e.target)} − m) / Σⱼ exp(${S('j')} − m)`)];
-    if (Number.isNaN(e.denominator)) return [...out, h('p.prov-numbers', {}, t('provNoRow'), ' ', num(e.value, 'prov-value'))];
-    out.push(h('p.prov-max', {}, e.maskAfter ? t('provMaxAll') : t('provMax'), ' = ', num(e.max, 'prov-max-value')));
-    const term = (k) => {
-      const maskedExp = e.maskAfter ? e.scores[k] === -Infinity : e.masked[k];
-      return h('li', { class: maskedExp ? 'masked' : null },
-        coloured(k, maskedExp ? [`exp(${S(k)} − m) : `, t('provMasked')] : [`exp(${S(k)} − m) = exp(`, paren(fmt(e.scores[k])), ' − ', paren(fmt(e.max)), ') = ', num(e.exps[k], 'prov-exp')]));
-    };
-    out.push(h('ul.prov-terms', {}, shown(n).map((k) => (k === null ? h('li', {}, '…') : term(k)))));
-    out.push(h('p.prov-denominator', {}, `${t('provDenominator')} Σ = `, joined(n, (k) => coloured(k, fmt(e.exps[k]))), ' = ', num(e.denominator, 'prov-den')));
-    out.push(h('p.prov-numbers', {}, `${lhs} = `,
-      e.maskAfter && e.masked[e.target] ? [t('provMaskedAfter'), ' = '] : [coloured(e.target, fmt(e.exps[e.target])), ' / ', fmt(e.denominator), ' = '],
-      num(e.value, 'prov-value')));
-    out.push(toggle(n));
-    return out;
-  }
+  let expanded = false;  // long sums shown whole
 
   // beside the figure pointed at, so that it never covers the cell: after its row, or on a phone
   // (figures stacked) right after the figure
-  function place(target, panel, quantity, at) {
-    body.replaceChildren(...panel.filter(Boolean));
+  function place(target, lines, quantity, at) {
+    body.replaceChildren(...lines.filter(Boolean));
     el.dataset.quantity = quantity;
     el.dataset.at = at.join(',');
     const narrow = window.matchMedia?.('(max-width: 700px)').matches;
@@ -407,105 +157,43 @@ export function provenance({ lang, core, fn, inputs, sources, targets, plain = [
   }
   // back to the hint, nothing outlined: a cell with nothing to explain never keeps another's
   function reset() {
-    clear();
-    body.replaceChildren(h('p.prov-hint', {}, t('provHint')));
+    marks.clear();
+    body.replaceChildren(hint());
     delete el.dataset.quantity;
     delete el.dataset.at;
   }
+  const more = () => { expanded = !expanded; render(); };
 
   function render() {
-    clear();
+    marks.clear();
     if (!current || !state) return;
     const { target, quantity, at, i, j } = current;
+    let lines;
     if (target.note) {   // a number that is not computed (a seeded draw, the mask): one line on where it comes from
       const td = target.widget.cell?.(i, j);
-      mark(cellIn(target.widget, i, j), 'target');
-      const [lhs, key, params, withValue] = target.note(i, j, state, td ? Number(td.dataset.value) : NaN);
-      const formula = withValue && td ? [`${lhs} = `, num(Number(td.dataset.value), 'prov-value')] : [lhs];
-      place(target, [h('p.prov-formula', {}, ...formula), h('p.prov-note', {}, t(key, params))], quantity, at);
-      return;
-    }
-    const tfn = target.fn ?? fn;
-    const r = RULES[`${tfn}:${quantity}`];
-    let e, ins;
-    try {
-      ins = inputsNow = (target.inputs ?? inputs)(state);
-    e = core.explain(tfn, quantity, at, ins);
-    } catch {
-      reset();   // the section's own status line already explains a core error
-      return;
-    }
-    const dim = softmaxDim?.(state, at) ?? at.length - 1;
-    const hd = r.head?.(at) ?? outHead?.(at, e) ?? target.head ?? null;
-    mark(cellIn(target.widget, i, j), 'target');
-    const nTerms = e.kind === 'sum' ? e.terms.length : e.kind === 'softmax' ? e.scores.length : 1;
-    for (let k = 0; k < nTerms; k++)
-      for (const [name, row, col, head, shared] of r.refs(at, e, k, dim, hd, state, ins)) {   // shared: an input of every term
-        const masked = e.kind === 'softmax' && e.masked[k];
-        mark(cellOf(name, row, col, head ?? hd), masked ? 'masked' : 'in', shared ? undefined : k);
-        if (e.kind === 'softmax') mark(cellOf('mask', row, col, head ?? hd), masked ? 'masked' : 'in', k);
-      }
-    for (const [w, list] of outlined) w.outline(list);
-    const panel = e.kind === 'sum' ? sumPanel(r, at, e) : e.kind === 'softmax' ? softmaxPanel(r, at, e, dim) : singlePanel(r, at, e);
-    // a copy's source cell explained in turn (its own sum), below
-    const next = r.then?.(at, e);
-    if (next) {
-      const e2 = core.explain(tfn, next.quantity, next.at, (target.inputs ?? inputs)(state));
-      panel.push(h('div.prov-then', { 'data-quantity': next.quantity, 'data-at': next.at.join(',') }, sumPanel(RULES[`${tfn}:${next.quantity}`], next.at, e2, true).filter(Boolean)));
-    }
-    place(target, panel, quantity, at);
+      marks.mark(cellIn(target.widget, i, j), 'target');
+      const value = td ? Number(td.dataset.value) : undefined;
+      lines = noteLines(t, target.note(i, j, state, value ?? NaN), value);
+    } else lines = explainCell(section, current, state, marks, { t, lang, symbols, scale, expanded, more });
+    if (lines) place(target, lines, quantity, at);
+    else reset();
   }
 
+  const leave = () => { current = null; reset(); };
   function point(target, i, j) {
-    if (target.when && !target.when(state)) { current = null; reset(); return; }
+    if (target.when && !target.when(state)) { leave(); return; }
     const at = target.at?.(i, j) ?? [i, j];
     if (current && current.target === target && current.i === i && current.j === j) return;
     current = { target, quantity: target.quantity, at, i, j };
     expanded = false;
     render();
   }
-
-  // pointer, tap and keyboard on each explained widget's table cells; one tab stop per table
-  for (const target of targets) {
-    target.widget.onPoint?.((i, j) => point(target, i, j));   // a map drawn on a canvas: pointer, tap, arrow keys
-    const table = target.widget.el.querySelector('table');
-    if (!table) continue;
-    table.classList.add('prov-source');
-    const cellPos = (td) => {
-      const tr = td?.closest('tbody tr');
-      if (!tr || td.tagName !== 'TD' || td.classList.contains('rowmark')) return null;
-      return [tr.sectionRowIndex, td.cellIndex - 1];
-    };
-    const onPoint = (ev) => {
-      const p = cellPos(ev.target.closest('td'));
-      if (p) point(target, p[0], p[1]);
-    };
-    table.addEventListener('mouseover', onPoint);
-    table.addEventListener('click', onPoint);
-    table.addEventListener('focusin', onPoint);
-    table.addEventListener('keydown', (ev) => {
-      const p = cellPos(ev.target.closest('td'));
-      if (!p) return;
-      const d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[ev.key];
-      if (ev.key === 'Escape') { current = null; reset(); return; }
-      const next = d && target.widget.cell?.(p[0] + d[0], p[1] + d[1]);
-      if (next) { ev.preventDefault(); next.focus(); }
-    });
-  }
-
-  // figures of the section with nothing to explain: pointing at one of their cells clears the panel
-  for (const w of plain) {
-    const clearOn = (ev) => { if (current && ev.target.closest?.('tbody td')) { current = null; reset(); } };
-    for (const type of ['mouseover', 'click', 'focusin']) w.el.addEventListener(type, clearOn);
-  }
+  pointAt(targets, plain, { point, leave, pointing: () => !!current });
 
   /** After each paint: cells are focusable (one tab stop per table, arrows move), the panel follows the new numbers. */
   function update(s) {
     state = s;
-    for (const target of targets) {
-      const cells = target.widget.el.querySelectorAll('tbody td:not(.rowmark)');
-      cells.forEach((td, n) => setAttr(td, 'tabindex', n === 0 ? '0' : '-1'));
-    }
+    tabStops(targets);
     if (current) render();
   }
 

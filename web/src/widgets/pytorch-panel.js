@@ -7,23 +7,68 @@
 // make() returns a string, or {code, note, files: [{name, bytes: () => Uint8Array | string}]}.
 // The <code> element carries data-pytorch and holds the program as its text (for tests and
 // course authors).
+//
+// "Download as notebook" (given `notebook`: the section's id, the page's language and a loader of
+// its lesson's Markdown) saves the program shown as a Jupyter notebook (web/src/notebook.js), with
+// the numbers the page shows for it (web/src/notebook-values.js, from `view`, the section's state
+// and result that update() was given with the program). Both modules load on the first click.
 import { h } from './dom.js';
 
-export function pytorchPanel({ t }) {
+// The program to the clipboard; with no clipboard access (an iframe without the permission, an
+// old browser) the program is selected instead, so that the keyboard shortcut copies it.
+// say(key): the status line's word for what happened.
+async function copy(code, codeEl, pre, say) {
+  try {
+    await navigator.clipboard.writeText(code);
+    say('pytorchCopied');
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(codeEl);
+    const sel = getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    pre.focus();
+    say('pytorchSelected');
+  }
+}
+
+// A file ({name, bytes(), type?}), saved through a link clicked once.
+function download(f) {
+  const bytes = f.bytes();
+  const url = URL.createObjectURL(new Blob([bytes], { type: f.type ?? (typeof bytes === 'string' ? 'application/json' : 'application/octet-stream') }));
+  const a = h('a', { href: url, download: f.name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
+/** The notebook of the program shown: {name, bytes, type} for download(). */
+async function notebookFile({ id, lang, loadLesson }, code, files, view) {
+  const [nb, { VALUES }, lesson] = await Promise.all([import('../notebook.js'), import('../notebook-values.js'), loadLesson()]);
+  if (!VALUES[id] || !view) throw new Error(`no numbers to check for section ${id}`);
+  const built = nb.buildNotebook({ id, lang, lesson, code, files: files.map((f) => f.name), values: VALUES[id](view.state, view.result) });
+  return { name: nb.notebookName(id), bytes: () => nb.notebookText(built), type: 'application/x-ipynb+json' };
+}
+
+export function pytorchPanel({ t, notebook = null }) {
   let make = null;
+  let view = null;       // {state, result} of the maker
   let code = '';
   let files = [];
+  let shownView = null;  // the view of the program shown
   const codeEl = h('code.language-python', { 'data-pytorch': '' });
   // scrollable and focusable, so a keyboard can scroll a long program
   const pre = h('pre.pytorch-code', { tabindex: 0, 'aria-label': t('pytorchCode') }, codeEl);
   const note = h('p.note.pytorch-note', { hidden: true });
   const help = h('p.note.pytorch-help', {}, t('pytorchHelp'));
   const status = h('span.pytorch-status', { role: 'status', 'aria-live': 'polite' });
-  const copyBtn = h('button.pytorch-copy', { type: 'button', 'data-name': 'pytorch-copy', onclick: () => copy() }, t('pytorchCopy'));
+  const copyBtn = h('button.pytorch-copy', { type: 'button', 'data-name': 'pytorch-copy', onclick: () => copy(code, codeEl, pre, say) }, t('pytorchCopy'));
+  const notebookBtn = notebook && h('button.pytorch-notebook', { type: 'button', 'data-name': 'pytorch-notebook', onclick: saveNotebook }, t('pytorchNotebook'));
   const downloads = h('span.pytorch-files');
   const el = h('details.pytorch-panel', { 'data-name': 'pytorch' },
     h('summary', {}, t('pytorchShow')),
-    help, note, h('div.pytorch-tools', {}, copyBtn, downloads, status), pre);
+    help, note, h('div.pytorch-tools', {}, copyBtn, notebookBtn, downloads, status), pre);
   el.addEventListener('toggle', () => { if (el.open) render(); });
 
   function render() {
@@ -41,8 +86,10 @@ export function pytorchPanel({ t }) {
       code = next.code ?? '';
       codeEl.textContent = code;
     }
+    shownView = view;
     pre.hidden = !code;
     copyBtn.disabled = !code;
+    if (notebookBtn) notebookBtn.disabled = !code;
     const names = (next.files ?? []).map((f) => f.name).join('\n');
     files = next.files ?? [];
     if (names !== downloads.dataset.names) {
@@ -52,44 +99,34 @@ export function pytorchPanel({ t }) {
     }
   }
 
-  function say(key) {
-    status.textContent = t(key);
+  async function saveNotebook() {
+    const [program, programFiles, programView] = [code, files, shownView];
+    if (!program) return;
+    notebookBtn.disabled = true;
+    try {
+      const f = await notebookFile(notebook, program, programFiles, programView);
+      download(f);
+      say('pytorchNotebookSaved', { name: f.name });
+    } catch (e) {
+      say('pytorchNotebookFailed', { message: e.message });
+    } finally {
+      notebookBtn.disabled = !code;
+    }
+  }
+
+  function say(key, params) {
+    status.textContent = t(key, params);
     clearTimeout(say.timer);
     say.timer = setTimeout(() => { status.textContent = ''; }, 4000);
   }
 
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(code);
-      say('pytorchCopied');
-    } catch {
-      // no clipboard access (an iframe without the permission, an old browser): select the
-      // program so that the keyboard shortcut copies it
-      const range = document.createRange();
-      range.selectNodeContents(codeEl);
-      const sel = getSelection();
-      sel.removeAllRanges();
-      sel.addRange(range);
-      pre.focus();
-      say('pytorchSelected');
-    }
-  }
-
-  function download(f) {
-    const bytes = f.bytes();
-    const url = URL.createObjectURL(new Blob([bytes], { type: typeof bytes === 'string' ? 'application/json' : 'application/octet-stream' }));
-    const a = h('a', { href: url, download: f.name, hidden: true });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 60000);
-  }
-
   return {
     el,
-    /** The program's maker for the current state; it runs now if the panel is open. */
-    update(next) {
+    /** The program's maker for the current state, and that state and the section's result
+     * ({state, result}, for the notebook); it runs now if the panel is open. */
+    update(next, nextView = null) {
       make = next;
+      view = nextView;
       if (el.open) render();
     },
   };

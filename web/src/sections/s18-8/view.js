@@ -5,7 +5,7 @@
 import { heatmap } from '../../widgets/heatmap.js';
 import { lineChart } from '../../widgets/chart.js';
 import { button } from '../../widgets/controls.js';
-import { h } from '../../widgets/dom.js';
+import { h, messageLine } from '../../widgets/dom.js';
 import { matrixAt } from '../../tensors.js';
 import { fmt, fmtErr } from '../../format.js';
 import { EVAL_EVERY, EVAL_BATCHES } from '../../train-protocol.js';
@@ -23,7 +23,10 @@ function trainingControls(ctx, train) {
   const source = ctx.choice('source');
   const area = h('textarea.custom-text', { rows: 5, 'aria-label': t('customLabel'), 'data-name': 'customText',
     oninput: () => { train.setCustomText(area.value); } });
-  const areaWrap = h('label.control.textarea', {}, t('customLabel'), area);
+  // the core's errors about the text (too short, too many characters) are told right under it
+  const areaMessage = messageLine(() => [area], 'p');
+  const areaWrap = h('label.control.textarea', {}, t('customLabel'), area, areaMessage.el);
+  ctx.own('customText', { el: areaWrap, invalid: areaMessage.show });
   const seed = ctx.integer('seed');
   // a new mask is a new model: asked first once the model has trained (keep.js)
   const causal = ctx.toggle('causal', { onChange: (v) => keep.ask(v) });
@@ -39,8 +42,11 @@ function trainingControls(ctx, train) {
   return {
     source, seed, causal, keep, areaWrap, buttons: [startBtn, pauseBtn, resetBtn],
     paint(r, s, status) {
-      status.textContent = r.loadingText ? t('loadingText') : !r.started ? t('notStarted') : r.pending || (!r.config && s.source !== 'custom') ? t('loading')
+      // a model that could not be built (its error is shown) is waited for no longer
+      const preparing = r.pending || (!r.config && !r.error && s.source !== 'custom');
+      const text = r.loadingText ? t('loadingText') : !r.started ? t('notStarted') : preparing ? t('loading')
         : s.source === 'custom' && r.customText !== r.builtCustom ? t('customWaiting') : '';
+      if (status.textContent !== text) status.textContent = text;
       startBtn.disabled = r.running;
       pauseBtn.disabled = !r.running;
     },
@@ -189,7 +195,8 @@ export function trainingView(ctx, train) {
       showField(sample.prompt, 'prompt', s);
       showField(f.probe, 'probe', s);
     },
-    /** What the page is waiting for, the buttons, the note on the text and mask: drawn on every paint. */
+    /** What the page is waiting for, the buttons, the note on the text and mask: drawn on every run,
+     * also when the model could not be built (then nothing is waited for). */
     paintStatus(r, s) {
       c.paint(r, s, status);
       if (!r.progress?.step) c.keep.close();   // nothing trained (a new model, a reset): nothing to keep
