@@ -3,7 +3,7 @@
 // measured on every head (model.headPatterns in the worker, asked by the training controller: the
 // model now and its untrained twin) and which heads show the pattern, by the core's verdict, with
 // why a character model needs it. DOM only: every number and verdict is the core's.
-import { h, nextId, setText, setHidden } from '../../widgets/dom.js';
+import { h, nextId, setText, setHidden, keyboardScrollable } from '../../widgets/dom.js';
 import { fmt } from '../../format.js';
 import { MODEL } from './training.js';
 import { PATTERNS } from './tour-strings.js';
@@ -65,18 +65,19 @@ function verdictText(t, { result: p }, pattern, guess) {
 /** A cell with the number it shows rounded, and the core's number in data-value. */
 const num = (v, digits, text = fmt(v, digits)) => h('td', { 'data-value': String(v) }, text);
 
-/** The table of one pattern: per head its mean weight untrained and now, × the uniform head, the verdict; the uniform head last. */
+/** The table of one pattern: per head its mean weight untrained and now, × the uniform head with the verdict; the uniform head last. */
 function patternTable(t, { result: p, untrained: u }, pattern) {
   const times = (v) => t('times', { v: fmt(v, 2) });
   const rows = HEADS.map(({ l, hd }) => {
     const now = headOf(p, l, hd), then = headOf(u, l, hd), shows = foundAt(p, pattern, l, hd);
+    const ratio = times(now.ratio[pattern]);
     return h('tr', { 'data-head': `${l}-${hd}`, class: shows ? 'shows' : null }, h('th', { scope: 'row' }, t('tourHead', { l, h: hd })),
-      num(then.mean[pattern], 3), num(now.mean[pattern], 3), num(now.ratio[pattern], 1, times(now.ratio[pattern])), h('td', {}, t(shows ? 'yes' : 'no')));
+      num(then.mean[pattern], 3), num(now.mean[pattern], 3), num(now.ratio[pattern], 2, shows ? t('tourShows', { ratio }) : ratio));
   });
-  const uniform = h('tr.uniform', {}, h('th', { scope: 'row' }, t('uniformHead')), num(u.baseline[pattern], 3), num(p.baseline[pattern], 3), h('td', {}, times(1)), h('td'));
+  const uniform = h('tr.uniform', {}, h('th', { scope: 'row' }, t('uniformHead')), num(u.baseline[pattern], 3), num(p.baseline[pattern], 3), h('td', {}, times(1)));
   return h('table.compare.tour-table', { 'data-name': 'tour-table', 'data-pattern': pattern },
     h('caption', {}, t('tourCaption', { target: t(`target_${pattern}`) })),
-    h('thead', {}, h('tr', {}, ['thHead', 'thStep0', 'thNow', 'thRatio', 'thShows'].map((k) => h('th', { scope: 'col' }, t(k, { step: p.step }))))),
+    h('thead', {}, h('tr', {}, ['thHead', 'thStep0', 'thNow', 'thRatio'].map((k) => h('th', { scope: 'col' }, t(k, { step: p.step }))))),
     h('tbody', {}, rows, uniform));
 }
 
@@ -109,9 +110,12 @@ export function headTour(ctx) {
   const pick = h('p.verdict', { 'data-name': 'tour-pick' });
   const why = h('p.tour-why', { 'data-name': 'tour-why' });
   const def = h('p.note', { 'data-name': 'tour-def' });
-  const table = h('div.tour-table-box');
-  const all = h('details.tour-all-box', {}, h('summary', {}, t('tourAll')), h('div.tour-all-wrap'));
-  const result = h('div.tour-result', { 'data-name': 'tour-result', 'aria-live': 'polite', hidden: true }, verdict, pick, why, def, table, all);
+  // each table scrolls sideways in its own box where the screen is narrower (and says so)
+  // (the box observes its inner block, whose width is the table's)
+  const table = h('div.tour-inner'), allWrap = h('div.tour-inner');
+  const tableBox = keyboardScrollable(h('div.tour-table-box', {}, table), () => t('tourCaption', { target: t(`target_${question}`) }));
+  const all = h('details.tour-all-box', {}, h('summary', {}, t('tourAll')), keyboardScrollable(h('div.tour-all-wrap', {}, allWrap), () => t('tourAll')));
+  const result = h('div.tour-result', { 'data-name': 'tour-result', 'aria-live': 'polite', hidden: true }, verdict, pick, why, def, tableBox, all);
   const controls = h('div.controls', {}, h('label.control.select', { for: select.id }, t('tourQuestion'), ' ', select));
 
   function show() {
@@ -131,7 +135,7 @@ export function headTour(ctx) {
     setText(def, t('tourDef', { windows: p.result.windows, target: t(`target_${question}`), rows: p.result.rows[question],
       base: fmt(p.result.baseline[question], 3), factor: p.result.factor }));
     table.replaceChildren(patternTable(t, p, question));
-    all.querySelector('.tour-all-wrap').replaceChildren(allTable(t, p));
+    allWrap.replaceChildren(allTable(t, p));
   }
 
   show();   // nothing measured yet: only the status
