@@ -30,7 +30,7 @@ function panel(t, name, onPoint) {
     text(list) {
       if (chars.dataset.text === list.join('\u0000')) return;
       chars.dataset.text = list.join('\u0000');
-      chars.replaceChildren(...list.map((c, i) => h('span.sent-char', { 'data-pos': i, tabindex: -1, 'aria-label': t('sentChar', { c, t: i }) }, c)));
+      chars.replaceChildren(...list.map((c, i) => h('span.sent-char', { role: 'button', 'data-pos': i, tabindex: -1, 'aria-label': t('sentChar', { c, t: i }) }, c)));
     },
     /** Row `at` of `rows` (the core's weights) as the shading; the pointed character marked and the tab stop. */
     shade(rows, at, focus) {
