@@ -197,7 +197,7 @@ void checks_and_provenance() {
 
 }
 
-// The character GPT: initial parameters bit for bit, losses after 20 steps (tests/node/gpt.test.mjs).
+// The character GPT: initial parameters bit for bit, losses and head patterns after 20 steps (tests/node/gpt.test.mjs).
 void gpt() {
     const std::string text = fixtures::repo_file("lessons/data/train.txt");
     const Options o{{"C", 16.0}, {"heads", 2.0}, {"layers", 2.0}, {"tMax", 16.0}, {"seed", 11.0}, {"batch", 4.0}};
@@ -206,7 +206,9 @@ void gpt() {
     std::vector<double> losses;
     for (int i = 0; i < 20; ++i) losses.push_back(tr.train_steps(1));
     Json r;
-    r.begin().key("initialParams").numbers(init).key("losses").numbers(losses).key("val").number(tr.evaluate(true, 2)).end();
+    r.begin().key("initialParams").numbers(init).key("losses").numbers(losses).key("val").number(tr.evaluate(true, 2).loss).key("headPatterns");
+    write(r, head_patterns(tr, Options{{"windows", 3.0}}));
+    r.end();
     cases.push_back("{\"name\":\"gpt\",\"fn\":\"gpt\",\"args\":[" + arg_json(o) + "],\"result\":" + r.s + "}");
 }
 

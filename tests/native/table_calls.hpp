@@ -123,6 +123,8 @@ inline std::map<std::string, std::vector<Call>> calls(double model) {
         {"attention", {[=](const Options&) { return std::vector<Arg>{id, S("abcd")}; }}},
         {"futureCheck", {[=](const Options& o) { return std::vector<Arg>{id, S("abcd"), o}; }}},
         {"blockTrace", {[=](const Options& o) { return std::vector<Arg>{id, S("abcd"), o}; }}},
+        {"headPatterns", {[=](const Options& o) { return std::vector<Arg>{id, with({{"windows", 2.0}}, o)}; },
+                          [=](const Options& o) { return std::vector<Arg>{id, with({{"text", S("abcd")}}, o)}; }}},
         {"parameters", {[=](const Options&) { return std::vector<Arg>{id}; }}},
         {"diagnose",   // every verdict, level and shape note; a wrong shape (no diff); an attention's weights
          [=] {

@@ -430,6 +430,40 @@ TEST_SUITE("errors") {
                      {{"fn", "blockTrace"}, {"arg", "text"}, {"length", 0}, {"min", 1}, {"max", 8}});
         expect_error([&] { block_trace(tr, "abc", Options{{"head", 0.0}}); }, ErrorCode::unknown_option,
                      "blockTrace: unknown option opts.head (known: layer)", {{"fn", "blockTrace"}, {"arg", "opts.head"}, {"known", Strings{"layer"}}});
+        // head_patterns: the windows, the text (as attention's), the options
+        expect_error([&] { head_patterns(tr, Options{{"windows", 0.0}}); }, ErrorCode::integer_range,
+                     "headPatterns: opts.windows must be a whole number from 1 to 256, got 0",
+                     {{"fn", "headPatterns"}, {"arg", "opts.windows"}, {"value", 0}, {"min", 1}, {"max", 256}});
+        expect_error([&] { tr.head_patterns("", 257); }, ErrorCode::integer_range, "headPatterns: opts.windows must be a whole number from 1 to 256, got 257",
+                     {{"fn", "headPatterns"}, {"arg", "opts.windows"}, {"value", 257}, {"min", 1}, {"max", 256}});
+        expect_error([&] { head_patterns(tr, Options{{"text", std::string("abcdefgha")}}); }, ErrorCode::text_length,
+                     "headPatterns: opts.text must have 1 to 8 characters, got 9",
+                     {{"fn", "headPatterns"}, {"arg", "opts.text"}, {"length", 9}, {"min", 1}, {"max", 8}});
+        expect_error([&] { head_patterns(tr, Options{{"text", std::string("abQ")}}); }, ErrorCode::char_not_in_vocab,
+                     "headPatterns: opts.text: the character 'Q' is not in the training text's vocabulary",
+                     {{"fn", "headPatterns"}, {"arg", "opts.text"}, {"character", "Q"}});
+        expect_error([&] { head_patterns(tr, Options{{"layer", 0.0}}); }, ErrorCode::unknown_option,
+                     "headPatterns: unknown option opts.layer (known: text, windows)",
+                     {{"fn", "headPatterns"}, {"arg", "opts.layer"}, {"known", Strings{"text", "windows"}}});
+        // pattern_stats (C++ only): square (NH, T, T) weights in [0, 1] and one character per row
+        const std::vector<char32_t> abc{U'a', U'b', U'c'};
+        expect_error([&] { pattern_stats(Tensor::from_shape({3, 3}), abc, true); }, ErrorCode::rank,
+                     "patternStats: weights: expected (B, NH, T, T) or (NH, T, T), got shape (3, 3) (rank 2)",
+                     {{"fn", "patternStats"}, {"arg", "weights"}, {"layout", "(B, NH, T, T) | (NH, T, T)"}, {"minRank", 3}, {"maxRank", 4},
+                      {"shape", std::vector<std::size_t>{3, 3}}, {"rank", 2}});
+        Tensor ragged = Tensor::from_shape({2, 3, 4});
+        ragged.fill(0.25);
+        expect_error([&] { pattern_stats(ragged, abc, true); }, ErrorCode::shape_mismatch,
+                     "patternStats: weights must have shape (B, NH, T, T) or (NH, T, T) = (2, 4, 4), got (2, 3, 4)",
+                     {{"fn", "patternStats"}, {"arg", "weights"}, {"layout", "(B, NH, T, T) | (NH, T, T)"},
+                      {"expectedShape", std::vector<std::size_t>{2, 4, 4}}, {"shape", std::vector<std::size_t>{2, 3, 4}}});
+        Tensor w = Tensor::from_shape({2, 3, 3});
+        w.fill(0.5);
+        expect_error([&] { pattern_stats(w, {U'a', U'b'}, true); }, ErrorCode::length_range, "patternStats: chars must have 3 to 3 entries, got 2",
+                     {{"fn", "patternStats"}, {"arg", "chars"}, {"length", 2}, {"min", 3}, {"max", 3}});
+        w(1, 2, 0) = 1.5;
+        expect_error([&] { pattern_stats(w, abc, true); }, ErrorCode::element_range, "patternStats: weights: every value must lie in [0, 1], got 1.5 at [1, 2, 0]",
+                     {{"fn", "patternStats"}, {"arg", "weights"}, {"value", 1.5}, {"index", std::vector<std::size_t>{1, 2, 0}}, {"range", "[0, 1]"}});
         expect_error([] { gpt_gradcheck(-1); }, ErrorCode::integer_range, "gptGradcheck: seed must be a whole number from 0 to 9007199254740991, got -1",
                      {{"fn", "gptGradcheck"}, {"arg", "seed"}, {"value", -1}, {"min", 0}, {"max", 9007199254740991.0}});
     }

@@ -20,6 +20,13 @@ test('initial parameters are bit-identical to the native build; 20 steps agree t
     assert.ok(Math.abs(got - want) <= 1e-9, `step ${i + 1}: ${got} vs native ${want}`);
   });
   assert.ok(Math.abs(model.evaluate(2).val - golden.result.val) <= 1e-9);
+  // what each head attends to after the 20 steps, as the native build measured it
+  const hp = model.headPatterns({ windows: 3 }), want = golden.result.headPatterns;
+  assert.deepEqual(hp.found, want.found);
+  for (const [i, e] of hp.heads.entries()) {
+    for (const p of hp.patterns) assert.ok(Math.abs(e.mean[p] - want.heads[i].mean[p]) <= 1e-9, `head ${i}, ${p}`);
+    assert.ok(Math.abs(e.entropy - want.heads[i].entropy) <= 1e-9);
+  }
   model.dispose();
 });
 

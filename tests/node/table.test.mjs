@@ -149,7 +149,7 @@ test('the model and its methods return exactly what describe() declares', () => 
   const calls = {
     trainSteps: () => model.trainSteps(2), evaluate: () => model.evaluate(1), sample: () => model.sample({ length: 5 }),
     attention: () => model.attention('abcd'), blockTrace: () => model.blockTrace('abcd'), futureCheck: () => model.futureCheck('abcd', { t: 1 }),
-    parameters: () => model.parameters(), dispose: () => model.dispose(),
+    headPatterns: () => model.headPatterns({ windows: 2 }), parameters: () => model.parameters(), dispose: () => model.dispose(),
   };
   const modelRows = rows.filter((r) => r.role === 'method' || r.role === 'release');
   assert.deepEqual(modelRows.map((r) => r.name).sort(), Object.keys(calls).sort());

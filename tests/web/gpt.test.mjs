@@ -285,7 +285,7 @@ test('18.8 after 10,000 evaluation points: the chart draws a bounded number of p
     const msg = (i) => {
       const step = i * 25, val = i === BEST ? 1.25 : 1.5 + 2 / (1 + i / 500) + 0.01 * Math.sin(i);
       return { type: 'progress', step, loss: val - 0.1, stepsPerSec: 24, tokensPerSec: 6144, seconds: step / 24,
-        point: { step, seconds: step / 24, train: val - 0.1, val }, due: false };
+        point: { step, seconds: step / 24, train: val - 0.1, val, trainSe: 0.02, valSe: 0.03 }, due: false };
     };
     const drawn = () => [...sec.querySelectorAll('svg.chart polyline')].map((p) => p.points.length);
     let nodes1000 = 0, drawn1000 = [];

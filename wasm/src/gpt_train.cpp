@@ -2,6 +2,7 @@
 // maps and the future-character check; make_trainer reads the JS-style options.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "attn/gpt.hpp"
 #include "gpt_kernels.hpp"
@@ -46,15 +47,33 @@ double CharTrainer::train_steps(std::size_t n) {
     return total / double(n);
 }
 
-double CharTrainer::evaluate(bool validation, std::size_t batches) {
+SplitLoss CharTrainer::evaluate(bool validation, std::size_t batches) {
     if (batches < 1 || batches > kGptMaxEvalBatches) detail::to_index({"evaluate", "batches"}, double(batches), 1, kGptMaxEvalBatches);
-    double total = 0.0;
-    for (std::size_t i = 0; i < batches; ++i) {   // the same seeded batches every time: comparable curves
-        std::vector<int> y;
-        const std::vector<int> x = batch(validation ? data_.val() : data_.train(), 1000003 + i, y);
-        total += model_.forward(x, y, opts_.batch, opts_.t);
+    // K = batches * B windows of T characters evenly spaced from the split's start to its end: the
+    // same windows every time (comparable curves), and the whole split in each sample
+    const std::vector<int>& split = validation ? data_.val() : data_.train();
+    const std::size_t B = opts_.batch, T = opts_.t, K = batches * B, last = split.size() - T - 1;
+    std::vector<double> window(K);   // each window's mean loss
+    std::vector<int> x(B * T), y(B * T);
+    for (std::size_t i = 0; i < batches; ++i) {
+        for (std::size_t b = 0; b < B; ++b) {
+            const std::size_t k = i * B + b, start = K == 1 ? 0 : k * last / (K - 1);
+            std::copy_n(split.begin() + long(start), T, x.begin() + long(b * T));
+            std::copy_n(split.begin() + long(start + 1), T, y.begin() + long(b * T));
+        }
+        model_.forward(x, y, B, T);
+        const double* probs = model_.activations().probs.data();
+        const std::size_t V = cfg_.vocab;
+        for (std::size_t b = 0; b < B; ++b)
+            window[i * B + b] = detail::crossentropy_forward(probs + b * T * V, y.data() + b * T, T, V);
     }
-    return total / double(batches);
+    // the mean of the windows (each T characters) and its standard error, sd / sqrt(K)
+    double mean = 0.0;
+    for (double l : window) mean += l;
+    mean /= double(K);
+    double ss = 0.0;
+    for (double l : window) ss += (l - mean) * (l - mean);
+    return {mean, K > 1 ? std::sqrt(ss / double(K - 1) / double(K)) : std::numeric_limits<double>::quiet_NaN()};
 }
 
 std::string CharTrainer::sample(const std::string& prompt, std::size_t length, double temperature, std::uint64_t seed) {
@@ -227,8 +246,8 @@ TrainProgress train_steps(CharTrainer& tr, double n) {
 
 Evaluation evaluate(CharTrainer& tr, double batches) {
     const std::size_t n = detail::to_index({"evaluate", "batches"}, batches, 1, kGptMaxEvalBatches);
-    const double train = tr.evaluate(false, n);
-    return {train, tr.evaluate(true, n)};
+    const SplitLoss train = tr.evaluate(false, n), val = tr.evaluate(true, n);
+    return {train.loss, val.loss, train.se, val.se};
 }
 
 std::string sample(CharTrainer& tr, const Options& opts) {

@@ -12,6 +12,13 @@
 //                               other mask order, ...); an answer matching one gets its diagnosis
 //   tolerance                   how close counts as equal: the precision a person types (5e-3), or
 //                               0 where the answer is exact (shapes, 0)
+//   unmet: [{id, when(core, res)}]
+//                               optional: conditions under which the exercise cannot be answered yet
+//                               (the model on the page has not learned what it asks about); the
+//                               first that holds is the diagnosis, whatever the answer
+//   live                        true: the answer is read off the model on the page (res.model, set by
+//                               18.8's controller: {patterns()}, the core's last measurement of its
+//                               heads, model.headPatterns), so a worksheet has no key for it
 // A choice exercise has its own check(core, value) -> {correct, expected, misconception}.
 import { tensor } from '../../wasm/js/index.js';
 import { fmt } from './format.js';
@@ -29,8 +36,11 @@ const close = (core, answer, expected, tol) => core.maxAbsDiff(tensor(answer), t
  * `boxes` for several boxes, whether each is right on its own.
  */
 export function checkTyped(def, core, answer, res) {
-  const want = def.expected(core, res);
   const tol = def.tolerance ?? TYPED;
+  // nothing to check against yet: no box is right or wrong, the condition is the diagnosis
+  const unmet = (def.unmet ?? []).find((u) => u.when(core, res));
+  if (unmet) return { correct: false, expected: null, answered: show(answer), tolerance: String(tol), exact: false, misconception: unmet.id, boxes: null };
+  const want = def.expected(core, res);
   const out = { expected: show(want), answered: show(answer), tolerance: String(tol), exact: show(answer) === show(want), misconception: null,
     boxes: answer.length > 1 ? answer.map((a, i) => close(core, [a], [want[i]], tol)) : null };
   if (close(core, answer, want, tol)) return { ...out, correct: true };
@@ -70,6 +80,12 @@ function textFacts(core, text) {
   const { vocab, unigramEntropy } = model.config;
   model.dispose();
   return { vocab, unigramEntropy };
+}
+// 18.8: the head that puts the most weight on the previous character, by the core's measurement of
+// the model on the page: [layer, head, its mean weight (or its ratio to the uniform head)]
+function strongest(model, key) {
+  const s = model.patterns().strongest.previous;
+  return [s.layer, s.head, s[key]];
 }
 // chapter exercise 1: scores [0, ln 2, 0] over values 2, 4, 10
 function chapter1(core, scores) {
@@ -154,6 +170,17 @@ export const exercises = [
     misconceptions: [
       // the page's baseline: the loss of a model that knows how often each character occurs
       { id: 'unigram', value: (core, { trainText }) => [textFacts(core, trainText).unigramEntropy] },
+    ],
+  },
+  {
+    // read off the tour of the model on the page: its strongest previous-character head, as the core
+    // measured it (layer, head, mean weight); the measurement is the one on screen
+    id: 'ex-18.8-previous', section: '18.8', live: true,
+    inputs: [{ zh: '层', en: 'layer' }, { zh: '头', en: 'head' }, { zh: '平均权重', en: 'mean weight' }],
+    unmet: [{ id: 'untrained', when: (core, { model }) => !model?.patterns()?.found.previous.length }],
+    expected: (core, { model }) => strongest(model, 'mean'),
+    misconceptions: [
+      { id: 'ratio', value: (core, { model }) => strongest(model, 'ratio') },   // × the uniform head instead of the weight
     ],
   },
   // The chapter's three exercises.

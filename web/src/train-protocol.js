@@ -3,7 +3,7 @@
 // `message()` and read them with `dispatcher()`, which check every message against this table, so
 // a renamed or forgotten field is an error at the first message, not a blank chart.
 
-/** The worker evaluates the model (training and validation loss, EVAL_BATCHES batches each) every EVAL_EVERY steps; the page says so. */
+/** The worker evaluates the model (training and validation loss, EVAL_BATCHES batches of fixed windows each) every EVAL_EVERY steps; the page says so. */
 export const EVAL_EVERY = 50, EVAL_BATCHES = 8;
 
 /** Page -> worker. */
@@ -13,7 +13,8 @@ export const REQUESTS = {
   start: ['until'],                                       // train until step `until` (then `paused`), or on (null)
   pause: [],
   sample: ['prompt', 'length', 'temperature', 'seed'],
-  attention: ['text'],
+  attention: ['text'],                                    // the maps of the text, by the model and by its untrained twin
+  patterns: [],                                           // what each head attends to, measured (model.headPatterns), now and untrained
   future: ['text', 't', 'seed'],
   trace: ['text', 'layer'],                               // the step-through: one block's activations (model.blockTrace)
   parameters: [],                                         // for "Show as PyTorch": the model's parameters
@@ -25,12 +26,14 @@ export const REPLIES = {
   // a new model: its config (vocab, chars, unigramEntropy, params, ...) and its first evaluation
   model: ['config', 'point'],
   // about 8 a second while training: the step, the mean training loss of the slice, speeds, the
-  // seconds spent training so far; `point` is a new evaluation {step, seconds, train, val} or null;
+  // seconds spent training so far; `point` is a new evaluation {step, seconds, train, val, trainSe,
+  // valSe} (model.evaluate: the same fixed windows of each split, their standard errors) or null;
   // `due` is true when a new sample and new maps are worth asking for
   progress: ['step', 'loss', 'stepsPerSec', 'tokensPerSec', 'seconds', 'point', 'due'],
   paused: ['step'],                                       // after `pause`, or at the step `start` asked for
   sample: ['text', 'step'],
-  attention: ['text', 'maps', 'step'],
+  attention: ['text', 'maps', 'untrained', 'step'],      // maps, untrained: one (heads, T, T) tensor per layer
+  patterns: ['result', 'untrained', 'step'],              // model.headPatterns() of the model and of its untrained twin
   future: ['text', 't', 'result', 'step'],
   trace: ['text', 'layer', 'trace', 'step'],
   parameters: ['params', 'step'],                         // Float64Array in the core's flat layout (transferred)

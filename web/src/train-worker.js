@@ -9,12 +9,26 @@ import { REQUESTS, REPLIES, EVAL_EVERY, EVAL_BATCHES, message, dispatcher } from
 
 const SAMPLE_EVERY = 200, SLICE_MS = 120;
 let core = null, model = null, running = false, step = 0, seconds = 0, until = Infinity;
+// The model as it was built, never trained (the same text and options, so the same seeded
+// weights): the sentence view's "before" and the tour's step 0. Built when first asked for, and
+// kept while resets build the same model again.
+let twin = null, twinOf = null, twinPatterns = null, built = null;
 const post = (type, fields) => postMessage(message(REPLIES, type, fields));
 
-/** The model's loss on fixed batches of each split, now: {step, seconds, train, val}. */
+/** The model's loss on the same fixed windows of each split, now: {step, seconds, train, val, trainSe, valSe}. */
 function evaluate() {
-  const e = model.evaluate(EVAL_BATCHES);
-  return { step, seconds, train: e.train, val: e.val };
+  return { step, seconds, ...model.evaluate(EVAL_BATCHES) };
+}
+
+/** The untrained twin of the model now on the worker. */
+function untrained() {
+  if (twinOf !== built) {
+    twin?.dispose();
+    twin = core.createModel(built.text, built.options);
+    twinOf = built;
+    twinPatterns = null;
+  }
+  return twin;
 }
 
 function loop() {
@@ -62,6 +76,9 @@ const handle = dispatcher(REQUESTS, {
     model?.dispose();
     model = null;
     model = core.createModel(m.text, m.options);
+    // the same text and options as the twin's: the same untrained model, the twin stays
+    const key = JSON.stringify(m.options);
+    built = built?.text === m.text && built.key === key ? built : { text: m.text, options: m.options, key };
     step = 0;
     seconds = 0;
     post('model', { config: model.config, point: evaluate() });
@@ -80,7 +97,13 @@ const handle = dispatcher(REQUESTS, {
     post('sample', { text: needModel().sample({ prompt: m.prompt, length: m.length, temperature: m.temperature, seed: m.seed }), step });
   },
   attention(m) {
-    post('attention', { text: m.text, maps: needModel().attention(m.text), step });
+    const maps = needModel().attention(m.text);
+    post('attention', { text: m.text, maps, untrained: untrained().attention(m.text), step });
+  },
+  patterns() {
+    const result = needModel().headPatterns();
+    twinPatterns ??= untrained().headPatterns();
+    post('patterns', { result, untrained: twinPatterns, step });
   },
   future(m) {
     post('future', { text: m.text, t: m.t, result: needModel().futureCheck(m.text, { t: m.t, seed: m.seed }), step });

@@ -16,7 +16,7 @@ export const strings = {
     how: '答案可以写数字或简单算式（1/4、√2/2、e^2）。写出计算过程。',
     inputs: '实验室中的设置', open: '在实验室中打开这些设置：',
     exercise: '练习 {n}', work: '计算过程', choose: '选一项：',
-    key: '答案', answer: '答案：',
+    key: '答案', answer: '答案：', liveAnswer: '从你自己训练的模型上读出（实验室里 18.8 的“这些头学到了什么？”），每个模型不同。',
     on: '开', off: '关',
   },
   en: {
@@ -24,7 +24,7 @@ export const strings = {
     how: 'Answers may be numbers or short expressions (1/4, √2/2, e^2). Show your working.',
     inputs: 'The lab’s settings', open: 'Open these settings in the lab: ',
     exercise: 'Exercise {n}', work: 'Working', choose: 'Choose one:',
-    key: 'Answer key', answer: 'Answer: ',
+    key: 'Answer key', answer: 'Answer: ', liveAnswer: 'read off the student’s own trained model (18.8’s “What did the heads learn?” in the lab): it differs from model to model.',
     on: 'on', off: 'off',
   },
 };
@@ -69,7 +69,8 @@ function labUrl(params, spec) {
 }
 
 /** The right answer as the page's check computes it: the numbers, or the right choice's label. */
-function answerText(def, core, resources, labelOf) {
+function answerText(def, core, resources, labelOf, t) {
+  if (def.live) return t('liveAnswer');   // read off the student's own trained model: no key on paper
   if (def.choices) return def.choices.find((c) => check(def, core, c.value, resources).correct).label;
   const want = def.expected(core, resources);
   const show = (v) => (Math.abs(v - Math.round(v)) < 1e-9 ? String(Math.round(v)) : fmt(v, 4));   // shapes and whole answers as integers
@@ -101,7 +102,7 @@ export function renderWorksheet({ core, lang, sections, exercises, params, optio
         const solution = h('div.ws-solution');
         solution.innerHTML = text.solution;
         keyItems.push(h('div.ws-key-item', { 'data-exercise': def.id }, h('h3', {}, `${title} · ${lesson.title}`),
-          h('p.ws-answer', {}, h('strong', {}, t('answer')), answerText(def, core, resources, labelOf)), solution));
+          h('p.ws-answer', {}, h('strong', {}, t('answer')), answerText(def, core, resources, labelOf, t)), solution));
       }
       return h('div.ws-exercise', { 'data-exercise': def.id }, h('h3', {}, title), prompt, given,
         h('div.ws-work', {}, h('span', {}, t('work'))), answers);

@@ -10,6 +10,7 @@
 // Weights are in math layout (in, out): y = x W + b.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -150,6 +151,71 @@ struct FutureCheck {
     std::vector<double> per_position;   // max |change| at each position (T,)
 };
 
+// ---- What each head attends to, measured (18.8's tour; gpt_patterns.cpp) ---------------------
+// A pattern is a position p(t) that the text picks for each row t of a head's weights; its
+// statistic is the mean, over the rows where p(t) exists, of the weight row t puts there. Rows
+// start at t = 1 (row 0 of a causal head can only read position 0), and a target that falls on t
+// or t - 1 is left to "self" and "previous", so that each pattern counts rows of its own:
+//   previous    t - 1
+//   self        t
+//   sameChar    every j < t - 1 holding the same character as t (their weights summed)
+//   start       0, for t >= 2
+//   wordStart   1 + the last space or line break before t, when that is < t - 1
+//   separator   the last space, line break or punctuation mark before t, when that is < t - 1
+// The baseline is what a uniform head gives on the same rows, exactly: 1 / n per target, n the
+// positions row t may read (t + 1 with the causal mask, T without; sameChar: count / n). A head
+// shows a pattern when its mean is at least kPatternFactor times the baseline, so a uniform head,
+// which is what an untrained model's heads are close to, shows none.
+enum class Pattern : std::size_t { previous, self, same_char, start, word_start, separator };
+constexpr std::size_t kPatterns = 6;
+constexpr double kPatternFactor = 3.0;
+const char* pattern_name(Pattern p);   // "previous", "self", "sameChar", "start", "wordStart", "separator"
+bool is_space(char32_t c);             // space, tab, line breaks, the ideographic space
+bool is_separator(char32_t c);         // a space or a punctuation mark (ASCII, general, CJK, full-width)
+
+struct PatternStats {
+    std::size_t heads = 0;
+    std::vector<std::array<double, kPatterns>> mean;   // [head][pattern]; NaN where no row has the target
+    std::vector<double> entropy;                       // [head]: mean row entropy over rows t >= 1, nats
+    std::array<double, kPatterns> baseline{};          // the uniform head's, on the same rows (NaN: no rows)
+    double entropy_baseline = 0;                       // mean of ln n over the same rows
+    std::array<std::size_t, kPatterns> rows{};         // rows that have the pattern's target
+    std::size_t entropy_rows = 0;
+    bool shows(std::size_t head, Pattern p) const;     // mean >= kPatternFactor * baseline
+};
+// weights (B, NH, T, T) or (NH, T, T): attention weights, each row in [0, 1]; chars: the B * T
+// characters the rows belong to (row-major); causal: whether row t may read only positions <= t.
+PatternStats pattern_stats(const Tensor& weights, const std::vector<char32_t>& chars, bool causal);
+// The same over several calls of add (windows read in batches): the result is pattern_stats of
+// all their rows together. Every call must have the same number of heads.
+class PatternAccumulator {
+public:
+    void add(const Tensor& weights, const std::vector<char32_t>& chars, bool causal);   // as pattern_stats
+    PatternStats result() const;
+private:
+    std::size_t heads_ = 0;
+    std::vector<std::array<double, kPatterns>> sum_;   // [head][pattern]: the weights on the targets
+    std::vector<double> entropy_;                      // [head]: the rows' entropies
+    std::array<double, kPatterns> base_{};
+    double entropy_base_ = 0;
+    std::array<std::size_t, kPatterns> rows_{};
+    std::size_t entropy_rows_ = 0;
+};
+
+// Every layer's PatternStats for one model on held-out text.
+struct HeadPatterns {
+    std::size_t step, windows, T;
+    bool causal;
+    std::string text;                  // the text measured, or "" for the validation windows
+    std::vector<PatternStats> layers;
+    struct Head { std::size_t layer, head; };
+    Head strongest(Pattern p) const;   // the head with the largest mean (the first of a tie; layer 0 head 0 if no row has the pattern)
+};
+
+// A loss measured on fixed windows of a split: the mean over the windows and its standard error
+// (the windows' standard deviation / sqrt(their number)): how far the sample alone may move it.
+struct SplitLoss { double loss, se; };
+
 // A model with its data, optimizer settings and sampling state: what the lab trains.
 class CharTrainer {
 public:
@@ -158,11 +224,15 @@ public:
     const CharData& data() const { return data_; }
     const TrainOptions& options() const { return opts_; }
     double train_steps(std::size_t n);                  // mean training loss of the n steps
-    double evaluate(bool validation, std::size_t batches);   // mean loss over fixed seeded batches
+    // the mean loss over `batches` batches of fixed windows evenly spaced over the split, and its standard error
+    SplitLoss evaluate(bool validation, std::size_t batches);
     std::string sample(const std::string& prompt, std::size_t length, double temperature, std::uint64_t seed);
     std::vector<Tensor> attention_maps(const std::string& text);   // per layer (NH, T, T)
     GptBlockTrace block_trace(const std::string& text, std::size_t layer);   // 1 <= T <= tMax characters, layer < L
     FutureCheck future_check(const std::string& text, std::size_t t, std::uint64_t seed);
+    // text "": `windows` windows of tMax characters evenly spaced over the validation split, read
+    // as one batch; else the text itself (1 to tMax characters of the vocabulary), windows = 1
+    HeadPatterns head_patterns(const std::string& text, std::size_t windows);
 private:
     CharData data_;
     GptConfig cfg_;
@@ -188,13 +258,15 @@ GptGradcheck gpt_gradcheck(double seed);
 // checked here like every argument above.
 struct TrainProgress { double loss; std::size_t step; };   // mean loss of the n steps, steps so far
 TrainProgress train_steps(CharTrainer& tr, double n);
-struct Evaluation { double train, val; };
-Evaluation evaluate(CharTrainer& tr, double batches);   // the same fixed batches of each split
+struct Evaluation { double train, val, train_se, val_se; };
+Evaluation evaluate(CharTrainer& tr, double batches);   // the same number of fixed windows of each split, at the same step
 std::string sample(CharTrainer& tr, const Options& opts);
 const OptionSet& sample_option_set();   // prompt = '', length = 80, temperature = 1, seed = 0
 FutureCheck future_check(CharTrainer& tr, const std::string& text, const Options& opts);
 const OptionSet& future_check_option_set();   // t = 0, seed = 0
 GptBlockTrace block_trace(CharTrainer& tr, const std::string& text, const Options& opts);
 const OptionSet& block_trace_option_set();   // layer = 0
+HeadPatterns head_patterns(CharTrainer& tr, const Options& opts);
+const OptionSet& head_patterns_option_set();   // text = '', windows = 16
 
 }  // namespace attn

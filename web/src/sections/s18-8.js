@@ -4,12 +4,19 @@
 // parts in s18-8/: the training controller (training.js: the Web Worker that holds the model, and
 // what the page knows of it as data), the training view (view.js: the controls, the chart, the
 // stats, the sample, the future check and the attention maps) and the block's step-through
-// (block.js, widgets/stepper.js; state keys stage, layer, head).
+// (block.js, widgets/stepper.js; state keys stage, layer, head), and the reading of the trained
+// model: the tour of its heads (tour.js, which head does what, measured by the core) and the
+// sentence view (sentence.js, what each character reads from, untrained beside trained).
 import { PROGRAMS } from '../pytorch-programs.js';
-import { strings } from './s18-8/strings.js';
+import { strings as baseStrings } from './s18-8/strings.js';
+import { tourStrings } from './s18-8/tour-strings.js';
 import { TrainingController, MODEL, FUTURE_SEED } from './s18-8/training.js';
 import { trainingView } from './s18-8/view.js';
 import { blockStepThrough, STAGES } from './s18-8/block.js';
+import { headTour } from './s18-8/tour.js';
+import { sentenceView } from './s18-8/sentence.js';
+
+const strings = { zh: { ...baseStrings.zh, ...tourStrings.zh }, en: { ...baseStrings.en, ...tourStrings.en } };
 
 export { MODEL, readable } from './s18-8/training.js';
 
@@ -33,7 +40,11 @@ export default {
     const train = new TrainingController(ctx);
     const view = trainingView(ctx, train);
     const block = blockStepThrough(ctx, train, view);
-    ctx.lab.append(...view.els, ...block.els);
+    const tour = headTour(ctx), sentence = sentenceView(ctx);
+    ctx.lab.append(...view.els, ...sentence.els, ...tour.els, ...block.els);
+    // what the section's exercises check against: the core's measurement of the model on the page
+    // (web/src/exercises.js, ex-18.8-previous)
+    ctx.resources.model = { patterns: () => train.state.patterns?.result ?? null };
     // Build the model (not train it) once the student scrolls near 18.8: the chart, the check and the
     // maps then show the untrained model instead of empty boxes. The corpus loads only then.
     if (typeof IntersectionObserver === 'function') {
@@ -50,17 +61,20 @@ export default {
         view.sync(s);
         view.paintStatus(train.state, s);   // before compute, which throws when the model could not be built
       },
-      // Everything shown here was computed by the core, in the worker or (the block's Q Kᵀ and M) here.
+      // Everything shown here was computed by the core, in the worker or (the block's Q Kᵀ and M, the
+      // sentence view's mean of a layer's heads) here.
       compute(s, c) {
         const r = train.state;
         if (r.error) throw r.error;
-        return { train: r, block: block.compute(s, c, r) };
+        return { train: r, block: block.compute(s, c, r), sentence: sentence.compute(s, c, r) };
       },
-      paint({ train: r, block: b }, s) {
+      paint({ train: r, block: b, sentence: sv }, s) {
         if (!r.config) return;
         const changed = train.takeChanges();
         const has = (name) => changed.has('config') || changed.has(name);
         let explain = view.paint(r, s, has);
+        sentence.paint(r, sv);
+        if (has('patterns')) tour.paint(r);
         if (block.paint(r, b, s)) explain = true;
         if (explain) block.explain(s);
         block.showStage(s);

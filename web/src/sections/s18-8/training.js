@@ -59,14 +59,15 @@ export function probeText(s, vocab, lang) {
  * What the page knows before the worker has said anything. From the worker: `ready`, the model's
  * `config` and `vocab` (its characters; `built` is the last model's config, kept when a later reset
  * fails, which clears `config`), the loss `history`, the last `progress`, `sample`,
- * `attention` (the maps), `future` (the check), `trace` (the step-through's layer), `mapTraces`
+ * `attention` (the maps of the model and of its untrained twin), `patterns` (what each head attends
+ * to, measured on validation text: {result, untrained, step}), `future` (the check), `trace` (the step-through's layer), `mapTraces`
  * ({layer: trace} of the maps on screen), `params` (for "Show as PyTorch"), `error`. The page's
  * own: `started` (the worker), `running`, `wantRun` (Start pressed), `pending` (resets asked and
  * not answered), `loadingText`, `customText` (the student's text) and `builtCustom` (the custom
  * text the model was built on).
  */
 export function initialState() {
-  return { ready: false, config: null, built: null, vocab: null, history: new LossHistory(), progress: null, sample: '', attention: null, future: null,
+  return { ready: false, config: null, built: null, vocab: null, history: new LossHistory(), progress: null, sample: '', attention: null, patterns: null, future: null,
     trace: null, mapTraces: {}, params: null, error: null,
     started: false, running: false, wantRun: false, pending: 0, loadingText: false, customText: '', builtCustom: null };
 }
@@ -85,7 +86,7 @@ const REDUCERS = dispatcher(REPLIES, {
     const history = new LossHistory();
     history.add(m.point);
     return done({ ...s, pending, error: null, config: m.config, built: m.config, vocab: new Set(m.config.chars), history, progress: null, sample: '',
-      trace: null, attention: null, mapTraces: {}, running: s.wantRun || s.running }, 'config', 'history', 'sample', 'trace');
+      trace: null, attention: null, patterns: null, mapTraces: {}, running: s.wantRun || s.running }, 'config', 'history', 'sample', 'trace', 'patterns');
   },
   progress(m, s) {
     if (s.pending) return done(s);   // from the model being replaced
@@ -98,6 +99,7 @@ const REDUCERS = dispatcher(REPLIES, {
   paused: (m, s) => done(s),
   sample: (m, s) => done({ ...s, sample: m.text }, 'sample'),
   attention: (m, s) => done({ ...s, attention: m, mapTraces: {} }, 'attention'),
+  patterns: (m, s) => (s.pending ? done(s) : done({ ...s, patterns: m }, 'patterns')),   // of a model being replaced: dropped
   future: (m, s) => done({ ...s, future: m }, 'future'),
   // the step-through's layer, and (the same reply can serve both) a layer of the maps on screen
   trace(m, s, { layer }) {
@@ -135,6 +137,7 @@ export class TrainingController {
   #mapsAsked = new Set();   // the layers asked for the maps on screen
   #mapsAskedFor = null;     // the maps (attention reply) they were asked for
   #paramsAsked = null;      // the model and step whose parameters were asked for
+  #patternsAsked = null;    // the model and step whose head patterns were asked for
 
   constructor(ctx) { this.#ctx = ctx; }
 
@@ -159,9 +162,10 @@ export class TrainingController {
     if (m.type === 'ready') this.ensureModel(ctx.state.source !== 'custom' || r.state.wantRun);
     if (m.type === 'model' && r.changed.includes('config')) {
       this.inspect();
+      this.requestPatterns();
       if (this.#state.wantRun) this.#send('start', { until: null });
     }
-    if (m.type === 'progress' && m.due && r.changed.includes('progress')) { this.requestSample(); this.inspect(); }
+    if (m.type === 'progress' && m.due && r.changed.includes('progress')) { this.requestSample(); this.inspect(); this.requestPatterns(); }
   }
 
   #startWorker() {
@@ -240,6 +244,14 @@ export class TrainingController {
     this.requestTrace();
   }
 
+  /** What each head attends to, measured on the validation text (once per model and step). */
+  requestPatterns() {
+    const { built, progress } = this.#state, asked = { model: built, step: progress?.step ?? 0 }, last = this.#patternsAsked;
+    if (!built || (last?.model === asked.model && last.step === asked.step)) return;
+    this.#patternsAsked = asked;
+    this.#send('patterns');
+  }
+
   /** The step-through's block on the sentence, asked of the worker only while the step-through is on (once per sentence, layer, model and step). */
   requestTrace() {
     const { state: s, lang } = this.#ctx, { vocab, built, progress } = this.#state;
@@ -287,6 +299,7 @@ export class TrainingController {
     this.#send('pause');
     this.inspect();
     this.requestSample();
+    this.requestPatterns();
   }
 
   resetModel() {

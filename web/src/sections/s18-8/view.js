@@ -10,6 +10,7 @@ import { matrixAt } from '../../tensors.js';
 import { fmt, fmtErr } from '../../format.js';
 import { EVAL_EVERY, EVAL_BATCHES } from '../../train-protocol.js';
 import { MODEL, example, probeText, shown } from './training.js';
+import { keepModel } from './keep.js';
 
 const STAT_KEYS = ['step', 'time', 'trainLoss', 'valLoss', 'best', 'unigram', 'speed', 'tokens', 'params', 'vocab'];
 const STAT_CLASS = { trainLoss: 'train-loss', valLoss: 'val-loss', best: 'best-loss' };
@@ -27,7 +28,9 @@ function trainingControls(ctx, train) {
   const areaWrap = h('label.control.textarea', {}, t('customLabel'), area, areaMessage.el);
   ctx.own('customText', { el: areaWrap, invalid: areaMessage.show });
   const seed = ctx.integer('seed');
-  const causal = ctx.toggle('causal', { onChange: (v) => { ctx.set({ causal: v }); train.ensureModel(); } });
+  // a new mask is a new model: asked first once the model has trained (keep.js)
+  const causal = ctx.toggle('causal', { onChange: (v) => keep.ask(v) });
+  const keep = keepModel(ctx, train, () => causal.el.querySelector('input') ?? causal.el);
   const action = (label, name, act) => {
     const b = button({ label: t(label), onClick: () => { act(); ctx.refresh(); } });
     b.dataset.name = name;
@@ -37,7 +40,7 @@ function trainingControls(ctx, train) {
   const pauseBtn = action('pause', 'pause', () => train.pause());
   const resetBtn = action('resetModel', 'reset-model', () => train.resetModel());
   return {
-    source, seed, causal, areaWrap, buttons: [startBtn, pauseBtn, resetBtn],
+    source, seed, causal, keep, areaWrap, buttons: [startBtn, pauseBtn, resetBtn],
     paint(r, s, status) {
       // a model that could not be built (its error is shown) is waited for no longer
       const preparing = r.pending || (!r.config && !r.error && s.source !== 'custom');
@@ -55,8 +58,9 @@ function readouts(t) {
   const statValues = Object.fromEntries(STAT_KEYS.map((k) => [k, h('dd', { class: STAT_CLASS[k] ?? k })]));
   const stats = h('dl.readout.train-stats', { 'data-name': 'stats' }, STAT_KEYS.flatMap((k) => [h('dt', {}, t(k)), statValues[k]]));
   const chart = lineChart({ t, name: 'loss', label: t('chart') });
+  const evalNote = h('p.note.eval-note', { 'data-name': 'eval-note', hidden: true });
   return {
-    stats, chart,
+    stats, chart, evalNote,
     paintStats(r) {
       const p = r.progress, last = r.history.last, best = r.history.best;
       const values = {
@@ -77,6 +81,10 @@ function readouts(t) {
       ], hlines: [{ name: t('baselineSeries'), y: config.unigramEntropy, dash: 'dotted' }],
       marks: history.count > 1 ? [{ x: best.step, y: best.val, series: 1, label: t('bestMark', { v: fmt(best.val, 3), step: best.step }) }] : [] });
       chart.note(history.count > 1 ? null : t('chartWaiting'));
+      // what the two lines are, and how far the sample alone may move each: the core's standard errors
+      const last = history.last;
+      evalNote.hidden = history.count < 2;
+      evalNote.textContent = t('evalNote', { batches: EVAL_BATCHES, B: config.batch, T: config.T, step: last.step, trainSe: fmt(last.trainSe, 3), valSe: fmt(last.valSe, 3) });
     },
   };
 }
@@ -175,8 +183,9 @@ export function trainingView(ctx, train) {
   };
   return {
     els: [
-      h('div.controls', {}, c.source.el, c.seed.el, c.causal.el), c.areaWrap,
+      h('div.controls', {}, c.source.el, c.seed.el, c.causal.el), c.keep.el, c.areaWrap,
       h('div.controls', {}, ...c.buttons), status, notes, stats.stats, h('p.note.eval-every', {}, t('evalEvery', { every: EVAL_EVERY, batches: EVAL_BATCHES })), stats.chart.el,
+      stats.evalNote,
       h('div.controls', {}, h('label.control', {}, t('samplePrompt'), ' ', sample.prompt), sample.temp.el, sample.resample), h('h3', {}, t('sample')), sample.sampleOut,
       h('div.controls', {}, h('label.control', {}, t('probe'), ' ', f.probe), f.tField.el), ...f.els, h('p.note.attn-axes', {}, t('attnAxes')), attn.maps,
     ],
@@ -190,6 +199,7 @@ export function trainingView(ctx, train) {
      * also when the model could not be built (then nothing is waited for). */
     paintStatus(r, s) {
       c.paint(r, s, status);
+      if (!r.progress?.step) c.keep.close();   // nothing trained (a new model, a reset): nothing to keep
       notes.textContent = [s.source === 'shipped' ? t('shortNote') : '', s.causal ? '' : t('noMaskNote')].filter(Boolean).join(' ');
       notes.hidden = !notes.textContent;
     },
