@@ -1,4 +1,5 @@
-// The closing table of `npm test` (scripts/test.sh): every stage with its wall time and result,
+// The closing table of `npm test` (scripts/test.sh): every stage with its wall time, the machine's
+// CPU use meanwhile and its result,
 // then the ten slowest tests of all suites (node --test's through tests/timing-reporter.mjs,
 // ctest's from its JUnit file).
 //   node scripts/test-report.mjs build/test-report
@@ -14,8 +15,9 @@ const fmt = (s) => {
 
 const stages = existsSync(join(dir, 'stages.tsv'))
   ? readFileSync(join(dir, 'stages.tsv'), 'utf8').trim().split('\n').filter(Boolean).map((l) => {
-    const [name, secs, rc] = l.split('\t');
-    return { name, secs: Number(secs) / 1000, ok: rc === '0' };   // the file holds milliseconds
+    const [name, ms, rc, busy] = l.split('\t');
+    // wall time in milliseconds, the exit status, and how busy the machine's cores were meanwhile (%)
+    return { name, secs: Number(ms) / 1000, ok: rc === '0', busy: busy === undefined ? '' : `${busy} %` };
   })
   : [];
 
@@ -40,9 +42,13 @@ const started = existsSync(join(dir, 'started')) ? Number(readFileSync(join(dir,
 const total = started ? Date.now() / 1000 - started : stages.reduce((a, s) => a + s.secs, 0);
 const BESIDE = new Set(['mutants', 'sanitize', 'fuzz']);   // run in the background of node ... bench
 console.log('\n== npm test: where the time went');
-console.log(`${'stage'.padEnd(15)} ${'wall time'.padStart(12)}  result`);
-for (const s of stages) console.log(`${s.name.padEnd(15)} ${fmt(s.secs).padStart(12)}  ${s.ok ? 'passed' : 'FAILED'}${BESIDE.has(s.name) ? '  (beside the suites)' : ''}`);
-console.log(`${(started ? 'wall' : 'total').padEnd(15)} ${fmt(total).padStart(12)}  ${stages.every((s) => s.ok) ? 'passed' : 'FAILED'}`);
+// cores busy: the machine's CPU use while the stage ran (all cores, whoever used them): near 100 %
+// a stage computes and only less work makes it faster; far below, it waits
+console.log(`${'stage'.padEnd(15)} ${'wall time'.padStart(12)} ${'cores busy'.padStart(11)}  result`);
+for (const s of stages) {
+  console.log(`${s.name.padEnd(15)} ${fmt(s.secs).padStart(12)} ${s.busy.padStart(11)}  ${s.ok ? 'passed' : 'FAILED'}${BESIDE.has(s.name) ? '  (beside the suites)' : ''}`);
+}
+console.log(`${(started ? 'wall' : 'total').padEnd(15)} ${fmt(total).padStart(12)} ${''.padStart(11)}  ${stages.every((s) => s.ok) ? 'passed' : 'FAILED'}`);
 console.log('\nslowest tests:');
 for (const t of tests.sort((a, b) => b.secs - a.secs).slice(0, 10)) {
   console.log(`${fmt(t.secs).padStart(10)}  ${t.suite.padEnd(9)} ${t.name.length > 110 ? `${t.name.slice(0, 109)}…` : t.name}${t.ok ? '' : '  (FAILED)'}`);

@@ -28,18 +28,31 @@ jobs=$(nproc 2>/dev/null || echo 2)
 concurrency=${TEST_CONCURRENCY:-1}
 status=0
 
+# The machine's CPU counters (/proc/stat's first line, in clock ticks): "busy total". A stage's
+# share of busy ticks beside its wall time says whether the machine waited or computed while it
+# ran (100 %: every core busy; a test file's browser does not count in its own process's CPU time,
+# so only the machine's counters show it). Stages that overlap share the figure.
+cpu_ticks() {
+  local _ user nice system idle iowait irq softirq steal
+  read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
+  echo "$((user + nice + system + irq + softirq + steal)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
+}
+
 # stage NAME COMMAND...: runs the command, its output shown as it goes and kept in NAME.out (the
 # closing report repeats the end of a failed stage's: a long log is cut in the middle), and records
-# its wall time and result
+# its wall time, how busy the machine's cores were meanwhile, and its result
 stage() {
   local name=$1; shift
   echo "== $name: $*"
-  local t0 rc
+  local t0 c0 c1 rc
   t0=$(date +%s%N)
+  c0=($(cpu_ticks))
   # (a process substitution, not a pipe: the command runs in this shell, so its `wait` sees our children)
   "$@" > >(tee "$out/$name.out") 2>&1
   rc=$?
-  printf '%s\t%s\t%s\n' "$name" "$(( ($(date +%s%N) - t0) / 1000000 ))" "$rc" >>"$out/stages.tsv"
+  c1=($(cpu_ticks))
+  printf '%s\t%s\t%s\t%s\n' "$name" "$(( ($(date +%s%N) - t0) / 1000000 ))" "$rc" \
+    "$(( (c1[1] > c0[1]) ? 100 * (c1[0] - c0[0]) / (c1[1] - c0[1]) : 0 ))" >>"$out/stages.tsv"
   ((rc == 0)) || status=1
   return $rc
 }

@@ -203,7 +203,8 @@ test('18.9 is in the contents, mounted with its lesson, lab and exercise, and co
     assert.deepEqual(await sec(page, '18.9').evaluate((el) => [...el.children].map((c) => c.className.split(' ')[0] || c.tagName.toLowerCase())),
       ['h2', 'lesson', 'lab', 'status', 'exercises']);
     const A = await heatmapValues(fig(page, '18.9', 'a'));
-    assert.ok(A.flat().every((v, k) => Math.abs(v - causalSoftmax(S).flat()[k]) <= 1e-15), JSON.stringify(A));
+    const want = causalSoftmax(S).flat();
+    assert.ok(A.flat().every((v, k) => Math.abs(v - want[k]) <= 1e-15), JSON.stringify(A));
     // an edit goes the way of every section's: state, URL, compute, paint
     await fig(page, '18.9', 'causal').uncheck();
     const unmasked = await heatmapValues(fig(page, '18.9', 'a'));

@@ -8,7 +8,10 @@ export function softmaxRow(row, allowed = row.map(() => true)) {
 }
 export const rowSums = (A) => A.map((r) => r.reduce((a, b) => a + b, 0));
 export const colSums = (A) => A[0].map((_, j) => A.reduce((s, r) => s + r[j], 0));
-export const maxAbs = (A, B) => Math.max(...A.flat().map((v, i) => Math.abs(v - B.flat()[i])));
+export const maxAbs = (A, B) => {
+  const b = B.flat();
+  return Math.max(...A.flat().map((v, i) => Math.abs(v - b[i])));
+};
 /** Causal attention of one head: S = Q K^T / sqrt(d), A = softmax(S + M), Y = A V. */
 export function attention(Q, K, V, causal) {
   const d = Q[0].length;
