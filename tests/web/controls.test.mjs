@@ -93,7 +93,7 @@ test('controls hidden at the defaults compute too, from a state that shows them'
 });
 
 test('18.4: "Show head" offers the heads there are, the heads divide C, and both follow changes', async () => {
-  const { page, errors } = await open();
+  const { page, errors } = await open('?embed=18.4&lang=en');
   const options = async (name) => fig(page, '18.4', name).locator('option').evaluateAll((os) => os.map((o) => Number(o.value)));
   assert.deepEqual(await options('head'), [0, 1, 2, 3], '4 heads');
   await fig(page, '18.4', 'head').selectOption('3');
@@ -112,7 +112,7 @@ test('18.4: "Show head" offers the heads there are, the heads divide C, and both
 });
 
 test('18.7: t stops at T - 2 and follows T', async () => {
-  const { page, errors } = await open();
+  const { page, errors } = await open('?embed=18.7&lang=en');
   const t = fig(page, '18.7', 't');
   assert.equal(await t.getAttribute('max'), '4', 'T = 6');
   await t.fill('5');

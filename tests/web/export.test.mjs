@@ -48,7 +48,7 @@ const parseSvg = (page, text) => page.evaluate((src) => {
 }, text);
 
 test('a heatmap exports CSV (the core\'s values, full precision), SVG (numbers as text) and PNG, by keyboard', async () => {
-  const { page, errors } = await open('?lang=en&s3.x=0.1,0.2;0.3,0.7;1,1.1');
+  const { page, errors } = await open('?embed=18.3&lang=en&s3.x=0.1,0.2;0.3,0.7;1,1.1');
   const a = fig(page, '18.3', 'a');
   const shown = await a.locator('table.heatmap tbody td').evaluateAll((tds) => tds.map((td) => [td.textContent, td.dataset.value]));
   const values = await heatmapValues(a);
@@ -99,7 +99,7 @@ test('every heatmap and chart on the page carries the export menu', async () => 
 });
 
 test('a chart exports its data as CSV (equal to its table), and an SVG with axis labels, legend and ticks as text', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.4&lang=en');
   const chart = sec(page, '18.4').locator('figure.chart-figure').first();
   await chart.locator('details.chart-data summary').click();
   await chart.locator('details.chart-data tbody tr').first().waitFor();   // built on the (asynchronous) toggle event
@@ -134,7 +134,7 @@ async function loadFile(page, id, name, text) {
 const stateOf = (page) => Object.fromEntries([...new URL(page.url()).searchParams].filter(([k]) => k.startsWith('s3.')));
 
 test('JSON: save, edit, load restores the state; invalid fields fall back and are named', async () => {
-  const { page, errors } = await open('?lang=en&s3.causal=0&s3.wq=0.5,0.1;0,0.3');
+  const { page, errors } = await open('?embed=18.3&lang=en&s3.causal=0&s3.wq=0.5,0.1;0,0.3');
   const [dl] = await Promise.all([page.waitForEvent('download'), sec(page, '18.3').locator('button.save-state').click()]);
   assert.equal(dl.suggestedFilename(), 'attention-lab-18.3-state.json');
   const saved = JSON.parse(await readFile(await dl.path(), 'utf8'));

@@ -21,7 +21,7 @@ const S8 = '.lab-section[data-section="18.8"]';
 const SENTENCE = 'the cat sat on';   // T = 14; C = 48, 4 heads of hs = 12
 const T = [...SENTENCE].length;
 // the page's model for the shipped text, seed 3, untrained: the same model built here by the core in Node
-const QUERY = `?lang=en&s8.source=shipped&s8.seed=3&s8.probe=${encodeURIComponent(SENTENCE)}`;
+const QUERY = `?embed=18.8&lang=en&s8.source=shipped&s8.seed=3&s8.probe=${encodeURIComponent(SENTENCE)}`;
 const core = await loadCore();
 const reference = core.createModel(readFileSync(new URL('../../lessons/data/train.txt', import.meta.url), 'utf8'), { ...MODEL, seed: 3, causal: true });
 
@@ -223,7 +223,7 @@ for (const lang of ['zh', 'en']) {
 
 // The provenance of the small maps: each map's cell explained by its own layer's trace (asked of the worker when pointed at)
 test('18.8: pointing at a cell of a small attention map explains it with its layer\'s trace, bit for bit; another layer switches the trace', async () => {
-  const { page, errors, s8 } = await open('?lang=en&s8.source=shipped&s8.seed=3');   // the default sentence
+  const { page, errors, s8 } = await open('?embed=18.8&lang=en&s8.source=shipped&s8.seed=3');   // the default sentence
   const text = 'the cat sat on the mat', n = [...text].length;
   assert.equal(await s8.locator('input[data-name="probe"]').inputValue(), text);
   await page.waitForSelector(`${S8} [data-name="attn-1-3"] tbody tr`, { timeout: 30000 });
@@ -278,7 +278,7 @@ test('18.8: pointing at a cell of a small attention map explains it with its lay
 // bottom of the window stays uncovered and in place, and nothing on the page moves.
 test('18.8: explaining a small map\'s cell covers no part of that cell and moves nothing, at 1280 and 390 px', async () => {
   for (const width of [1280, 390]) {
-    const { page, errors, s8 } = await open('?lang=en&s8.source=shipped&s8.seed=3', width);
+    const { page, errors, s8 } = await open('?embed=18.8&lang=en&s8.source=shipped&s8.seed=3', width);
     await page.waitForSelector(`${S8} [data-name="attn-0-1"] tbody tr`, { timeout: 30000 });
     const target = fig(s8, 'attn-0-1').locator('tbody tr').nth(21).locator('td:not(.rowmark)').nth(4);
     await target.evaluate((el) => el.scrollIntoView({ block: 'end' }));

@@ -57,7 +57,7 @@ for (const lang of ['zh', 'en']) {
 }
 
 test('18.6: self-attention says (B, H, T, T) and T; cross-attention says (B, H, T_out, T_in), queries from the output, keys from the encoder', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.6&lang=en');
   const s6 = sec(page, '18.6');
   assert.match(await fig(page, '18.6', 'w0').locator('p.axes').textContent(), /output side .*T_out.* encoder side .*T_in/);
   assert.match(await fig(page, '18.6', 'w0').locator('.shape-badge').textContent(), /^\(B, H, T_out, T_in\) = \(1, 2, 3, 5\)$/);

@@ -51,7 +51,7 @@ test('all sections load in Chinese by default, with lessons and no console error
 });
 
 test('18.1: editing X recomputes Y = A X; un-normalized A gives running sums; the batch shares A', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.1&lang=en');
   const X = [[2, 0], [0, 4], [4, 2]];
   const avg = (M) => M.map((_, t) => M[0].map((__, c) => M.slice(0, t + 1).reduce((s, r) => s + r[c], 0) / (t + 1)));
   nearAll(await heatmapValues(fig(page, '18.1', 'y0')), [[2, 0], [1, 2], [2, 2]], 2.3e-16, 'chapter example');
@@ -73,7 +73,7 @@ test('18.1: editing X recomputes Y = A X; un-normalized A gives running sums; th
 });
 
 test('18.2: mask before vs after changes the row sums; a fully masked row is NaN with a reason', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.2&lang=en');
   const S = [[1, 2, 0], [0.5, 1, 3], [2, 0, 1]];
   const causal = S.map((r, i) => r.map((_, j) => j <= i));
   const before = S.map((r, i) => ref.softmaxRow(r, causal[i]));
@@ -97,7 +97,7 @@ test('18.2: mask before vs after changes the row sums; a fully masked row is NaN
 });
 
 test('18.2: the dim selector changes which axis sums to 1, on (B, T, T) and (B, H, T, T)', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.2&lang=en');
   const slices = async () => [await heatmapValues(fig(page, '18.2', 'slice0')), await heatmapValues(fig(page, '18.2', 'slice1'))];
   let [a, b] = await slices();
   for (const m of [a, b]) ref.rowSums(m).forEach((s) => near(s, 1, 1e-15, 'dim -1: rows'));
@@ -118,7 +118,7 @@ test('18.2: the dim selector changes which axis sums to 1, on (B, T, T) and (B, 
 });
 
 test('18.3: Q, K, V, S, A, Y follow the edits; the nn.Linear layout shows and accepts (d, C)', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.3&lang=en');
   const X = [[2, 0], [0, 4], [4, 2]];
   const Wq = [[0.3, 0.1], [0, 0.3]], Wk = [[0.2, -0.3], [0.3, 0.2]], Wv = [[1, 0], [0.5, 1]];
   const check = async (label) => {
@@ -145,7 +145,7 @@ test('18.3: Q, K, V, S, A, Y follow the edits; the nn.Linear layout shows and ac
 });
 
 test('18.4: sqrt(hs), sqrt(C) and no scaling give different weights; x8 sharpens the softmax', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.4&lang=en');
   const w = async (s) => heatmapValues(fig(page, '18.4', `w-${s}`));
   const [head, model, none] = [await w('head'), await w('model'), await w('none')];
   assert.ok(ref.maxAbs(head, model) > 1e-3 && ref.maxAbs(head, none) > 1e-3, 'three scalings differ with 4 heads');
@@ -179,7 +179,7 @@ test('18.4: sqrt(hs), sqrt(C) and no scaling give different weights; x8 sharpens
 });
 
 test('18.5: shuffling is equivariant without positions or mask, not with them; T past T_max is an error', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.5&lang=en');
   const X = [[1, 0], [0, 1], [1, 1], [2, -1]];
   const perm = (await sec(page, '18.5').locator('.perm').textContent()).match(/\[([\d, ]+)\]/)[1].split(', ').map(Number);
   nearAll(await heatmapValues(fig(page, '18.5', 'px')), perm.map((p) => X[p]), 0, 'P X rows are X[perm[t]]');
@@ -210,7 +210,7 @@ test('18.5: shuffling is equivariant without positions or mask, not with them; T
 });
 
 test('18.6: bidirectional, causal and cross-attention with T_out != T_in', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.6&lang=en');
   await fig(page, '18.6', 'tout').fill('2');
   await fig(page, '18.6', 'tin').fill('4');
   for (const h of [0, 1]) {
@@ -234,7 +234,7 @@ test('18.6: bidirectional, causal and cross-attention with T_out != T_in', async
 });
 
 test('18.7: future probe is exactly 0 with the mask and not without; gradcheck passes; dropout', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.7&lang=en');
   const probe = async () => heatmapValues(fig(page, '18.7', 'probe'));
   let change = await probe();
   assert.ok(change.slice(0, 3).flat().every((v) => v === 0), 'prefix rows exactly 0');
@@ -261,7 +261,7 @@ test('18.7: future probe is exactly 0 with the mask and not without; gradcheck p
 });
 
 test('a bad cell is marked and explained, and the last good result stays', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.1&lang=en');
   const y = async () => heatmapValues(fig(page, '18.1', 'y0'));
   const good = await y();
   for (const [text, message] of [['abc', /“abc” is not a number/], ['', /is empty/], ['1e999', /not a finite number/], ['NaN', /“NaN” is not a number/], ['<b>x</b>', /is not a number/]]) {
@@ -555,7 +555,7 @@ test('the single-file build works from file:// with no server', async () => {
 
 test('T = 64: large heatmaps are drawn on a canvas and their table, built on request, holds the numbers', async () => {
   const x = Array.from({ length: 64 }, (_, t) => [((t * 7) % 11) / 5 - 1, ((t * 3) % 7) / 3 - 1]);
-  const { page, errors } = await open(`?lang=en&s3.x=${x.map((r) => r.join(',')).join(';')}`);
+  const { page, errors } = await open(`?embed=18.3&lang=en&s3.x=${x.map((r) => r.join(',')).join(';')}`);
   const a = fig(page, '18.3', 'a');
   assert.equal(await a.locator('canvas.heatmap-canvas').isVisible(), true);
   await a.locator('details.heatmap-table summary').click();
@@ -571,7 +571,7 @@ test('T = 64: large heatmaps are drawn on a canvas and their table, built on req
   const again = ref.attention(ref.matmul(x, Wq), ref.matmul(x, Wk), ref.matmul(x, Wv), true);
   nearAll(await heatmapValues(a), again.A, 1e-15, 'A after the edit');
   await page.close();
-  const { page: p4 } = await open('?lang=en&s4.T=64');
+  const { page: p4 } = await open('?embed=18.4&lang=en&s4.T=64');
   const w = fig(p4, '18.4', 'w-head');
   assert.equal(await w.locator('canvas.heatmap-canvas').isVisible(), true);
   await w.locator('details.heatmap-table summary').click();

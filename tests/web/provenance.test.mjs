@@ -43,7 +43,7 @@ test('the panel strings have the same keys in zh and en', () => {
 });
 
 test('18.3: hovering S[2,1] outlines q row 2 and k row 1, and the panel is q₂·k₁ · 1/√d with the core\'s numbers', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.3&lang=en');
   const p = panel(page, '18.3');
   assert.equal(await p.getAttribute('aria-live'), 'polite');
   await cell(page, '18.3', 's', 2, 1).hover();
@@ -67,7 +67,7 @@ test('18.3: hovering S[2,1] outlines q row 2 and k row 1, and the panel is q₂�
 });
 
 test('18.3: A[1,0] outlines the score row 1 and hatches the masked S[1,2]; every exp, m and the denominator are shown', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.3&lang=en');
   const p = panel(page, '18.3');
   await cell(page, '18.3', 'a', 1, 0).hover();
   assert.deepEqual(await outlined(page, '18.3'), ['a:1,0:target', 's:1,0:in:1', 's:1,1:in:2', 's:1,2:masked:3']);
@@ -87,7 +87,7 @@ test('18.3: A[1,0] outlines the score row 1 and hatches the masked S[1,2]; every
 });
 
 test('18.3: Y[2,1] by keyboard: Tab reaches a cell, arrows move, the weight row 2 and V column 1 are outlined', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.3&lang=en');
   const p = panel(page, '18.3');
   // one tab stop per map: the first cell; arrows move from there
   assert.equal(await cell(page, '18.3', 'y', 0, 0).getAttribute('tabindex'), '0');
@@ -112,7 +112,7 @@ test('18.3: Y[2,1] by keyboard: Tab reaches a cell, arrows move, the weight row 
 });
 
 test('18.3 rows are labelled with the lesson\'s tokens', async () => {
-  const { page } = await open('?lang=zh');
+  const { page } = await open('?embed=18.3&lang=zh');
   const heads = await fig(page, '18.3', 'a').locator('tbody th').allTextContents();
   assert.deepEqual(heads, ['0 the', '1 cat', '2 sat']);
   assert.deepEqual(await fig(page, '18.3', 'a').locator('thead th').allTextContents(), ['t \\ j', '0 the', '1 cat', '2 sat']);
@@ -128,7 +128,7 @@ async function pointAt(page, id, name, i, j) {
 }
 
 test('18.1: Y[2,1] = Σⱼ A[2,j]·X[j,1] outlines row 2 of A and column 1 of X; the loop average outlines x[0..2, 1]', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.1&lang=en');
   assert.deepEqual(await pointAt(page, '18.1', 'y0', 2, 1), ['A:2,0:in:1', 'A:2,1:in:2', 'A:2,2:in:3', 'x:0,1:in:1', 'x:1,1:in:2', 'x:2,1:in:3', 'y0:2,1:target']);
   assert.match(await panel(page, '18.1').locator('.prov-formula').textContent(), /Y\[2,1\] = Σⱼ A\[2,j\]·X\[j,1\]/);
   assert.deepEqual(await pointAt(page, '18.1', 'loop', 1, 0), ['loop:1,0:target', 'x:0,0:in:1', 'x:1,0:in:2']);
@@ -138,7 +138,7 @@ test('18.1: Y[2,1] = Σⱼ A[2,j]·X[j,1] outlines row 2 of A and column 1 of X;
 });
 
 test('18.2: a weight outlines its score row and its mask row, masked entries hatched in both', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.2&lang=en');
   const got = await pointAt(page, '18.2', 'before', 0, 0);
   assert.ok(got.includes('before:0,0:target'));
   const scoreCells = got.filter((c) => c.startsWith('s:'));
@@ -177,7 +177,7 @@ const matrix = (page, id, name) => fig(page, id, name).locator('tbody tr').evalu
   trs.map((tr) => [...tr.querySelectorAll('td:not(.rowmark)')].map((td) => Number(td.dataset.value))));
 
 test('18.5: a cell of Π X + P is X[π(t), c] + P[t, c]; a sinusoid cell its sine; Π · attn a row of attn(X + P) with that cell\'s own sum', async () => {
-  const { page, errors } = await open('?lang=en&s5.pos=sinusoidal');
+  const { page, errors } = await open('?embed=18.5&lang=en&s5.pos=sinusoidal');
   const p = panel(page, '18.5');
   const perm = (await sec(page, '18.5').locator('p.perm').textContent()).match(/\[([\d, ]+)\]/)[1].split(',').map(Number);
   const X5 = [[1, 0], [0, 1], [1, 1], [2, -1]];   // s18-5.js's default
@@ -212,7 +212,7 @@ test('18.5: a cell of Π X + P is X[π(t), c] + P[t, c]; a sinusoid cell its sin
 });
 
 test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/∂V by keyboard; dropout and the probe explain themselves', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.7&lang=en');
   const p = panel(page, '18.7');
   const [q, k, v, G] = await Promise.all(['q', 'k', 'v', 'g'].map((n) => matrix(page, '18.7', n)));
   // independently: causal attention with scale 1/√2, L = Σ Y·G
@@ -273,7 +273,7 @@ test('18.7: ∂L/∂Q[2,1] lists each dS[2,j] and the central difference; ∂L/�
 });
 
 test('18.7: every figure of the gradients explains its cell or says where it comes from; nothing keeps another cell\'s panel', async () => {
-  const { page, errors } = await open('?lang=en');
+  const { page, errors } = await open('?embed=18.7&lang=en');
   const p = panel(page, '18.7');
   const [q, k, v] = await Promise.all(['q', 'k', 'v'].map((n) => matrix(page, '18.7', n)));
   await pointAt(page, '18.7', 'dq', 0, 0);
@@ -313,7 +313,7 @@ test('18.7: every figure of the gradients explains its cell or says where it com
   assert.deepEqual(errors, []);
   await page.close();
   // without the mask the probe's panel says what holds now
-  const off = await open('?lang=en&s7.causal=0');
+  const off = await open('?embed=18.7&lang=en&s7.causal=0');
   await pointAt(off.page, '18.7', 'probe', 1, 0);
   const text = await panel(off.page, '18.7').textContent();
   assert.match(text, /The mask is off: every row, the prefix \(≤ t\) too, sees the changed input/);
@@ -324,7 +324,7 @@ test('18.7: every figure of the gradients explains its cell or says where it com
 
 test('a T = 64 map drawn on a canvas: pointer and keyboard find the cell, its score row is outlined on the scores canvas', async () => {
   const x64 = Array.from({ length: 64 }, (_, i) => [(i % 5) - 2, (i % 3) * 0.5]);
-  const { page, errors } = await open(`?lang=en&s3.x=${x64.map((r) => r.join(',')).join(';')}`);
+  const { page, errors } = await open(`?embed=18.3&lang=en&s3.x=${x64.map((r) => r.join(',')).join(';')}`);
   const p = panel(page, '18.3');
   const canvas = fig(page, '18.3', 'a').locator('canvas');
   const box = await canvas.boundingBox();

@@ -55,7 +55,7 @@ async function expectStage(page, k) {
 }
 
 test('the step-through walks every stage forward and back (keyboard), outlining the expected figures and formula', async () => {
-  const { page, errors } = await open(`?lang=en&${STATE}`);
+  const { page, errors } = await open(`?embed=18.3&lang=en&${STATE}`);
   assert.equal(await s3(page).locator('.step-body').isHidden(), true, 'off by default');
   assert.equal((await shown(page)).reads.length + (await shown(page)).makes.length, 0);
   await s3(page).locator('button.step-toggle').click();
@@ -79,7 +79,7 @@ test('the step-through walks every stage forward and back (keyboard), outlining 
 });
 
 test('each arrow shows its tensor\'s shape, equal to the data\'s; Q K^T and the mask are the core\'s', async () => {
-  const { page, errors } = await open(`?lang=en&${STATE}&s3.stage=qk`);
+  const { page, errors } = await open(`?embed=18.3&lang=en&${STATE}&s3.stage=qk`);
   const shapes = await s3(page).locator('ol.step-flow li').evaluateAll((lis) => lis.map((li) => [li.dataset.stage, li.querySelector('.step-shape').textContent]));
   assert.deepEqual(shapes, STAGES.map((s) => [s.id, s.shape]));
   // the shapes are the figures' own data shapes
@@ -102,10 +102,10 @@ test('each arrow shows its tensor\'s shape, equal to the data\'s; Q K^T and the 
 });
 
 test('a link opens the step-through at its stage; an unknown stage falls back and is named', async () => {
-  const { page, errors } = await open(`?lang=zh&${STATE}&s3.stage=a`);
+  const { page, errors } = await open(`?embed=18.3&lang=zh&${STATE}&s3.stage=a`);
   await expectStageZh(page);
   await page.close();
-  const bad = await open('?lang=en&s3.stage=softmax');
+  const bad = await open('?embed=18.3&lang=en&s3.stage=softmax');
   assert.match(await bad.page.locator('p.notice').textContent(), /s3\.stage/);
   assert.equal(await s3(bad.page).locator('.step-body').isHidden(), true);
   assert.deepEqual([...errors, ...bad.errors], []);
@@ -120,7 +120,7 @@ test('a link opens the step-through at its stage; an unknown stage falls back an
 });
 
 test('Play steps to the end and stops; with reduced motion it keeps a slower pace', async () => {
-  const { page, errors } = await open(`?lang=en&s3.stage=mask`);
+  const { page, errors } = await open(`?embed=18.3&lang=en&s3.stage=mask`);
   await s3(page).locator('button.step-play').click();
   assert.equal(await s3(page).locator('button.step-play').getAttribute('aria-pressed'), 'true');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('s3.stage') === 'y', null, { timeout: 20000 });
