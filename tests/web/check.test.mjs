@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtLab, sec } from './harness.mjs';
 import { runPrograms } from '../node/pytorch.mjs';
-import { strings } from '../../web/src/widgets/check-strings.js';
+import { strings, LESSON_PLACES } from '../../web/src/widgets/check-strings.js';
 import { loadCore } from '../../wasm/js/index.js';
 
 const lab = builtLab();
@@ -194,6 +194,27 @@ function assertNamed(got, id, { check: name, lang, same = {} }, where) {
   got.mistakeLines.forEach((m, i) => assert.ok(m.text.startsWith(words[`mistake_${name}_${ids[i]}`]), `${info}: ${m.text}`));
 }
 
+/** Each mistake's link leads to its lesson paragraph: in this page when the lesson is here, else
+ * to the section in the whole lab (a new tab; these pages embed one section). */
+async function assertLessonLinks(page, s) {
+  const links = await panelOf(page).locator('.check-mistake').evaluateAll((ps) => ps.map((p) => {
+    const a = p.querySelector('a.check-lesson');
+    const target = a?.hash && document.getElementById(a.hash.slice(1));
+    const copy = target?.cloneNode(true);
+    copy?.querySelectorAll('.katex-mathml').forEach((m) => m.remove());
+    return { id: p.dataset.mistake, href: a?.getAttribute('href'), newTab: a?.target === '_blank', target: copy?.textContent.replace(/\s+/g, ' ') ?? null };
+  }));
+  for (const l of links) {
+    const place = LESSON_PLACES[`${s.check}/${l.id}`];
+    assert.ok(place, `${s.check}/${l.id} has a place in the lesson`);
+    if (place.section === s.id) {
+      assert.ok(!l.newTab && l.target?.includes(place[s.lang]), `${s.id} ${l.id}: the link leads to the paragraph "${place[s.lang]}" (${l.href}: ${l.target})`);
+    } else {
+      assert.ok(l.newTab && l.href.endsWith(`#s${place.section.replace('.', '-')}`) && !/embed=/.test(l.href), `${s.id} ${l.id}: a new tab at ${place.section} (${l.href})`);
+    }
+  }
+}
+
 const program = (inputs, setup, code, float32 = false) => `import math\n${inputs}\n${setup}\n${code}\n${float32 ? 'torch.set_printoptions(precision=8)\nprint(y.float())' : 'print(y)'}`;
 
 test('every section\'s panel names each mistake made by a PyTorch program on the section\'s inputs; the right one matches, in float32 too', async () => {
@@ -216,7 +237,10 @@ test('every section\'s panel names each mistake made by a PyTorch program on the
   const printed = (id) => { assert.equal(runs[id].error, null, `${id}: ${runs[id].error}`); return runs[id].stdout; };
   for (const { s, page, errors, panel } of opened) {
     await choose(panel, s.compare);
-    for (const id of Object.keys(s.programs)) assertNamed(await check(page, printed(`${s.run}/${id}`)), id, s, `${s.id} ${s.lang} ${id}`);
+    for (const id of Object.keys(s.programs)) {
+      assertNamed(await check(page, printed(`${s.run}/${id}`)), id, s, `${s.id} ${s.lang} ${id}`);
+      if (id !== 'correct') await assertLessonLinks(page, s);
+    }
     const f32 = await check(page, printed(`${s.run}/float32`));
     assertNamed(f32, 'correct', s, `${s.id} float32`);
     assert.equal(f32.level, s.float32 ?? 'float32', `${s.id} in float32`);
@@ -237,4 +261,92 @@ test('every section\'s panel names each mistake made by a PyTorch program on the
     const made = new Set(SECTIONS.filter((s) => s.check === name).flatMap((s) => [...Object.keys(s.programs), ...Object.keys(s.more?.programs ?? {})]));
     for (const id of core.diagnoseMistakes(name)) assert.ok(made.has(id), `${name}: no program makes ${id}`);
   }
+});
+
+test('18.1: a transposed answer, a wrong shape, text that cannot be read (the result stays), a .npy file, a real paste, an edit of the inputs, the first wrong cell\'s provenance, the lesson\'s paragraph', async () => {
+  const { page, errors } = await lab.open('?embed=18.1&lang=en');
+  const en = strings.en;
+  const panel = await openPanel(page);
+  const inputs = await copiedInputs(page);
+  const setup = 'T, C = X.shape[-2], X.shape[-1]\nw = torch.tril(torch.ones(T, T)); w = w / w.sum(1, keepdim=True); y = w @ X';
+  const npy = 'import io, base64\nimport numpy as np\nb = io.BytesIO(); np.save(b, y.float().numpy()); print(base64.b64encode(b.getvalue()).decode())';
+  const runs = await runPrograms([
+    { id: 'transposed', code: program(inputs, setup, 'y = y.transpose(-2, -1)') },
+    { id: 'sums', code: program(inputs, setup, 'y = torch.tril(torch.ones(T, T)) @ X') },
+    { id: 'numpy', code: `${inputs.replace('import torch', 'import torch\nimport numpy as np')}\n${setup}\nprint(repr(y.numpy()))` },
+    { id: 'npy', code: `${inputs}\n${setup}\n${npy}` },
+  ]);
+  for (const r of Object.values(runs)) assert.equal(r.error, null, r.error);
+
+  // the shape first: swapped axes are named as a transpose, and compared swapped back
+  const tr = await check(page, runs.transposed.stdout);
+  assert.equal(tr.verdict, 'correct');
+  assert.equal(tr.shapeNote, 'transposed');
+  assert.equal(tr.head, fill(en.verdictTransposed, { shape: '(1, 2, 3)', expected: '(1, 3, 2)' }));
+  assert.match(tr.text, new RegExp(en.shapeSwapped.replace(/[()]/g, '.')));
+  const wrong = await check(page, '[[1, 2], [3, 4]]');
+  assert.equal(wrong.verdict, 'shape');
+  assert.equal(wrong.head, fill(en.verdictShape, { shape: '(2, 2)', expected: '(1, 3, 2)' }));
+
+  // NumPy's repr reads too; then text that cannot be read changes nothing but says why
+  const np = await check(page, runs.numpy.stdout);
+  assert.equal(np.verdict, 'correct', `NumPy: ${np.text}`);
+  const kept = await said(panel);
+  for (const [text, code] of [['tensor([[2.0000, 0.0000], ..., [2.0000, 2.0000]])', 'paste_elided'], ['[[1, 2], [3]]', 'paste_ragged_rows'], ['y = 2', 'paste_not_number']]) {
+    const bad = await check(page, text);
+    assert.ok(bad.error?.startsWith(en[code].split('{')[0]), `${code}: ${bad.error}`);
+    assert.ok(bad.error.endsWith(en.keep), bad.error);
+    assert.equal(await panel.locator('textarea').inputValue(), text, 'the text stays in the box');
+    assert.equal(await panel.locator('textarea').getAttribute('aria-invalid'), 'true');
+    assert.deepEqual([bad.checked, bad.head, bad.text], [kept.checked, kept.head, kept.text], `${code}: the last result stays`);
+  }
+
+  // a .npy file (float32, as NumPy saves it) chosen with the file button
+  const before = await panel.locator('.check-result').getAttribute('data-checked');
+  await panel.locator('input.check-file').setInputFiles({ name: 'y.npy', mimeType: 'application/octet-stream', buffer: Buffer.from(runs.npy.stdout.trim(), 'base64') });
+  await page.waitForFunction((n) => document.querySelector('.check-result').dataset.checked !== n, before);
+  const file = await said(panel);
+  assert.equal(file.verdict, 'correct');
+  assert.equal(file.error, null, 'a good file clears the error');
+  assert.ok(file.text.includes(fill(en.fromFile, { file: 'y.npy' })), file.text);
+
+  // a real paste is checked without pressing Check
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.evaluate((t) => navigator.clipboard.writeText(t), runs.sums.stdout);
+  const box = panel.locator('textarea');
+  await box.fill('');
+  await box.focus();
+  const n = await panel.locator('.check-result').getAttribute('data-checked');
+  await page.keyboard.press('Control+V');
+  await page.waitForFunction((k) => document.querySelector('.check-result').dataset.checked !== k, n);
+  const pasted = await said(panel);
+  assert.equal(pasted.mistakes, 'sums_not_means');
+
+  // the first differing cell: its provenance is one click away
+  assert.equal(await panel.locator('.check-first').getAttribute('data-index'), '0,1,0');
+  await panel.locator('button.check-explain').click();
+  assert.ok(await page.evaluate(() => !!document.activeElement.closest('[data-name="y0"]')), 'the cell of Y is focused (its provenance shows)');
+  // the lesson's paragraph: focused and marked
+  await panel.locator('.check-mistake a.check-lesson').click();
+  const focused = await page.evaluate(() => ({ text: document.activeElement.textContent, marked: document.activeElement.classList.contains('check-target') }));
+  assert.ok(focused.marked && focused.text.includes(LESSON_PLACES['causalAverage/sums_not_means'].en), focused.text);
+
+  // the section's inputs edited: the same paste is checked again against the new ones
+  const m = await panel.locator('.check-result').getAttribute('data-checked');
+  await sec(page, '18.1').locator('[data-name="x"] input[data-row="0"][data-col="0"]').fill('3');
+  await page.waitForFunction((k) => document.querySelector('.check-result').dataset.checked !== k, m);
+  assert.equal((await said(panel)).verdict, 'unknown', 'the sums of the old X are no mistake of the new X');
+  await panel.locator('button.check-clear').click();
+  assert.equal((await said(panel)).head, '');
+  assert.deepEqual(errors, []);
+  await page.close();
+
+  // in Chinese: a parse error and a verdict in its words
+  const zh = await lab.open('?embed=18.1&lang=zh');
+  await openPanel(zh.page);
+  const bad = await check(zh.page, 'tensor([[1., ..., 2.]])');
+  assert.equal(bad.error, `${strings.zh.paste_elided} ${strings.zh.keep}`);
+  assert.equal(await panelOf(zh.page).locator(':scope > summary').textContent(), '核对我的结果');
+  assert.deepEqual(zh.errors, []);
+  await zh.page.close();
 });
