@@ -9,6 +9,8 @@
 // under a kept answer, the first differing cell's provenance, and the lesson's paragraph.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { builtLab, sec } from './harness.mjs';
 import { runPrograms } from '../node/pytorch.mjs';
 import { strings, LESSON_PLACES } from '../../web/src/widgets/check-strings.js';
@@ -135,6 +137,15 @@ def autograd(masked=True):
 ];
 
 const panelOf = (page) => page.locator('details.check-panel');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core (WCAG 2.1 AA and best practice, as tests/web/a11y.test.mjs runs it) over the open panel: the violations. */
+async function auditPanel(page) {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => (await window.axe.run({ include: [['details.check-panel[open]']] },
+    { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] }))
+    .violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+}
 
 /** Open a page's panel and pick what is compared. */
 async function openPanel(page) {
@@ -249,6 +260,8 @@ test('every section\'s panel names each mistake made by a PyTorch program on the
       await choose(panel, s.more.compare);
       for (const id of Object.keys(s.more.programs)) assertNamed(await check(page, printed(`${s.run}/more/${id}`)), id, s, `${s.id} ${s.more.compare} ${id}`);
     }
+    // the panel as it is now (a result, its heatmap, the inputs shown) passes axe
+    assert.deepEqual(await auditPanel(page), [], `${s.id} ${s.lang}: axe over the open panel`);
     if (s.width) {
       const fits = await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth);
       assert.ok(fits, `${s.id} at ${s.width} px: nothing wider than the screen`);
