@@ -188,7 +188,13 @@ export function checkPanel({ lang, core, section }) {
 
   function refresh() {
     if (!make) return;
-    spec = make();
+    try {
+      spec = make();
+    } catch (e) {   // (the section computed these numbers a moment ago: not expected, but never a blank panel)
+      spec = null;
+      fail(readError(t, lang, e));
+      return;
+    }
     if (!spec.compare.some((c) => c.key === key)) key = spec.compare[0].key;
     compare.set(spec.compare, key);
     inputs.refresh();
