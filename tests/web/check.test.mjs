@@ -323,6 +323,8 @@ test('18.1: a transposed answer, a wrong shape, text that cannot be read (the re
   const file = await said(panel);
   assert.equal(file.verdict, 'correct');
   assert.equal(file.error, null, 'a good file clears the error');
+  assert.deepEqual(await panel.locator('textarea').evaluate((b) => [b.getAttribute('aria-invalid'), document.getElementById(b.getAttribute('aria-describedby'))?.className]),
+    [null, 'note check-hint'], 'the box is valid again, described by its hint');
   assert.ok(file.text.includes(fill(en.fromFile, { file: 'y.npy' })), file.text);
 
   // a real paste is checked without pressing Check

@@ -132,8 +132,14 @@ export function checkPanel({ lang, core, section }) {
   });
   el.addEventListener('toggle', () => { if (el.open) refresh(); });
 
+  // the box is described by its hint, and by the error while one is shown (messageLine alone
+  // would leave it described by nothing once the error goes)
+  const say = (text) => {
+    msg.show(text);
+    box.setAttribute('aria-describedby', text ? `${msg.el.id} ${hintId}` : hintId);
+  };
   /** Nothing checked: say why beside the box; the last result stays. */
-  const fail = (text) => msg.show(`${text} ${t('keep')}`);
+  const fail = (text) => say(`${text} ${t('keep')}`);
 
   function readBox() {
     try {
@@ -165,7 +171,7 @@ export function checkPanel({ lang, core, section }) {
   function clear() {
     box.value = '';
     last = null;
-    msg.show(null);
+    say(null);
     result.clear();
     box.focus();
   }
@@ -182,7 +188,7 @@ export function checkPanel({ lang, core, section }) {
       fail(readError(t, lang, e));
       return;
     }
-    msg.show(null);
+    say(null);
     result.show(d, { parsed: last.parsed, check: spec.check, cell: chosen.cell ?? null, source: last.source });
   }
 
