@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { builtLab, sec } from './harness.mjs';
 import { runPrograms } from '../node/pytorch.mjs';
+import { makeModel } from './pytorch-views.mjs';
 import { strings, LESSON_PLACES } from '../../web/src/widgets/check-strings.js';
 import { loadCore } from '../../wasm/js/index.js';
 
@@ -134,6 +135,23 @@ def autograd(masked=True):
       no_scale_in_backward: 'y = by_hand(scale_in_backward=False)',
       mask_forgotten_in_backward: 'y = autograd(masked=False)',
     } },
+  // 18.8's block: A = softmax(S + M) of every head of the traced layer, from the model's own S
+  // (the untrained model, as it is built; the step-through at its stage A traces layer 0)
+  { id: '18.8', lang: 'en', query: '&s8.stage=a', check: 'softmax', compare: 'a',
+    async prepare(page) {
+      await makeModel(page);
+      await page.waitForSelector('.lab-section[data-section="18.8"] [data-name="b-a"]:not([hidden]) tbody td', { timeout: 60000 });
+    },
+    // (NH, T, T) is more than PyTorch prints in full by default: the student prints it all, as the panel asks
+    setup: "T = S.shape[-1]\nm = torch.tril(torch.ones(T, T, dtype=torch.bool))\ntorch.set_printoptions(profile='full')",
+    programs: {
+      correct: "y = S.masked_fill(~m, float('-inf')).softmax(-1)",
+      mask_after: 'y = S.softmax(-1).masked_fill(~m, 0.0)',
+      no_mask: 'y = S.softmax(-1)',
+      softmax_over_queries: "y = S.masked_fill(~m, float('-inf')).softmax(dim=-2)",
+      sees_one_future: "y = S.masked_fill(~torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=1), float('-inf')).softmax(-1)",
+      misses_itself: "y = S.masked_fill(~torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=-1), float('-inf')).softmax(-1)",
+    } },
 ];
 
 const panelOf = (page) => page.locator('details.check-panel');
@@ -151,7 +169,7 @@ async function auditPanel(page) {
 async function openPanel(page) {
   const panel = panelOf(page);
   await panel.locator(':scope > summary').click();
-  await panel.locator('.check-compare :is(fieldset, p)').first().waitFor();   // filled on the (asynchronous) toggle event
+  await panel.locator('.check-compare :is(fieldset, p.check-line)').first().waitFor();   // filled on the (asynchronous) toggle event
   return panel;
 }
 async function choose(panel, key) {
@@ -235,6 +253,7 @@ test('every section\'s panel names each mistake made by a PyTorch program on the
     s.run = `${s.id}${s.query ?? ''}`;
     const { page, errors } = await lab.open(`?embed=${s.id}&lang=${s.lang}${s.query ?? ''}`);
     if (s.width) await page.setViewportSize({ width: s.width, height: 800 });
+    await s.prepare?.(page);
     const panel = await openPanel(page);
     await choose(panel, s.compare);
     const inputs = await copiedInputs(page);

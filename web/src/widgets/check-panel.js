@@ -15,6 +15,8 @@
 //             words, the check's options (quantity, gradient) and cell(index), the section's
 //             figure cell showing the core's value at that index of the result (for its
 //             provenance), or null
+// or {waiting: text}: nothing to check yet (18.8 before its step-through has traced a layer),
+// and the text says what to do.
 // Like the PyTorch panel, the hook runs only while the panel is open. When the section's inputs
 // change, the last tensor that was read is checked again against them. Text that cannot be read
 // is explained beside the box, in the page's language; the last result stays.
@@ -63,6 +65,12 @@ function compareControl(t, onChange) {
         }
       }
       el.control?.set(key);
+    },
+    /** Nothing to compare yet: the section says what to do. */
+    wait(text) {
+      shown = null;
+      el.control = null;
+      el.replaceChildren(h('p.note.check-waiting', {}, text));
     },
   };
 }
@@ -179,6 +187,7 @@ export function checkPanel({ lang, core, section }) {
   /** The core's diagnosis of the last tensor read, against the section's inputs as they are now. */
   function diagnose() {
     if (!spec || !last) return;
+    if (spec.waiting) { say(spec.waiting); return; }
     const chosen = spec.compare.find((c) => c.key === key) ?? spec.compare[0];
     const { shape, data, resolution } = last.parsed;
     let d;
@@ -199,6 +208,11 @@ export function checkPanel({ lang, core, section }) {
     } catch (e) {   // (the section computed these numbers a moment ago: not expected, but never a blank panel)
       spec = null;
       fail(readError(t, lang, e));
+      return;
+    }
+    inputs.el.hidden = !!spec.waiting;
+    if (spec.waiting) {
+      compare.wait(spec.waiting);
       return;
     }
     if (!spec.compare.some((c) => c.key === key)) key = spec.compare[0].key;
