@@ -15,6 +15,7 @@ import { builtLab, sec } from './harness.mjs';
 import { runPrograms } from '../node/pytorch.mjs';
 import { makeModel } from './pytorch-views.mjs';
 import { strings, LESSON_PLACES } from '../../web/src/widgets/check-strings.js';
+import { strings as strings88 } from '../../web/src/sections/s18-8/strings.js';
 import { loadCore } from '../../wasm/js/index.js';
 
 const lab = builtLab();
@@ -297,7 +298,7 @@ test('every section\'s panel names each mistake made by a PyTorch program on the
   }
 });
 
-test('18.1: a transposed answer, a wrong shape, text that cannot be read (the result stays), a .npy file, a real paste, an edit of the inputs, the first wrong cell\'s provenance, the lesson\'s paragraph', async () => {
+test('18.1: a transposed answer, a wrong shape, text that cannot be read (the result stays), a .npy file, a real paste, an edit of the inputs, the first wrong cell\'s provenance, the lesson\'s paragraph; 18.8 before a layer is traced', async () => {
   const { page, errors } = await lab.open('?embed=18.1&lang=en');
   const en = strings.en;
   const panel = await openPanel(page);
@@ -385,4 +386,19 @@ test('18.1: a transposed answer, a wrong shape, text that cannot be read (the re
   assert.equal(await panelOf(zh.page).locator(':scope > summary').textContent(), '核对我的结果');
   assert.deepEqual(zh.errors, []);
   await zh.page.close();
+
+  // 18.8 before its step-through has traced a layer: the panel says what to do, a paste is told
+  // the same, and its (hidden) inputs opened anyway are empty, not an error
+  const s8 = await lab.open('?embed=18.8&lang=zh');
+  const p8 = panelOf(s8.page);
+  await p8.locator(':scope > summary').click();
+  await p8.locator('.check-compare p.check-waiting').waitFor();
+  assert.equal(await p8.locator('.check-compare').textContent(), strings88.zh.checkWaiting);
+  assert.equal(await p8.locator('.check-inputs').isHidden(), true);
+  await p8.locator('.check-inputs-show').evaluate((d) => { d.open = true; });
+  const told = await check(s8.page, 'tensor([[1., 0.], [0.5, 0.5]])');
+  assert.equal(told.error, `${strings88.zh.checkWaiting} ${strings.zh.keep}`);
+  assert.equal(await p8.locator('code.check-inputs-code').textContent(), '');
+  assert.deepEqual(s8.errors, []);
+  await s8.page.close();
 });

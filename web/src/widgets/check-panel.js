@@ -105,7 +105,7 @@ export function checkPanel({ lang, core, section }) {
   let last = null;     // {parsed, source}: the last tensor read, checked again when the section changes
 
   const compare = compareControl(t, (k) => { key = k; diagnose(); });
-  const inputs = inputsBox(t, (form) => (spec ? inputsText(spec.given ?? tensorsOf(spec.inputs), form, spec.note) : ''));
+  const inputs = inputsBox(t, (form) => (spec?.inputs ? inputsText(spec.given ?? tensorsOf(spec.inputs), form, spec.note) : ''));
   const boxId = nextId('check-paste'), hintId = nextId('check-hint');
   const box = h('textarea.check-paste', { id: boxId, rows: 6, spellcheck: 'false', autocomplete: 'off', autocapitalize: 'off', 'aria-describedby': hintId });
   const msg = messageLine(() => [box], 'p');
@@ -187,7 +187,7 @@ export function checkPanel({ lang, core, section }) {
   /** The core's diagnosis of the last tensor read, against the section's inputs as they are now. */
   function diagnose() {
     if (!spec || !last) return;
-    if (spec.waiting) { say(spec.waiting); return; }
+    if (spec.waiting) { fail(spec.waiting); return; }
     const chosen = spec.compare.find((c) => c.key === key) ?? spec.compare[0];
     const { shape, data, resolution } = last.parsed;
     let d;
