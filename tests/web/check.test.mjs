@@ -358,6 +358,12 @@ test('18.1: a transposed answer, a wrong shape, text that cannot be read (the re
   await page.waitForFunction((k) => document.querySelector('.check-result').dataset.checked !== k, n);
   const pasted = await said(panel);
   assert.equal(pasted.mistakes, 'sums_not_means');
+  // the inputs copied as NumPy, to the clipboard
+  await panel.locator('[data-name="check-form"] input[value="numpy"]').check();
+  await panel.locator('button.check-copy').click();
+  await page.waitForFunction(() => document.querySelector('.check-inputs .check-status').textContent !== '');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(copied, /^import numpy as np\n\nX = np\.array\(\[\[\[2\.0, 0\.0\],$/m, copied);
 
   // the first differing cell: its provenance is one click away
   assert.equal(await panel.locator('.check-first').getAttribute('data-index'), '0,1,0');
