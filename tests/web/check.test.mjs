@@ -347,6 +347,20 @@ test('18.1: a transposed answer, a wrong shape, text that cannot be read (the re
     [null, 'note check-hint'], 'the box is valid again, described by its hint');
   assert.ok(file.text.includes(fill(en.fromFile, { file: 'y.npy' })), file.text);
 
+  // a CSV dropped on the box is a tensor to check, not a state file for the section
+  const dropped = await panel.locator('.check-result').getAttribute('data-checked');
+  await panel.locator('textarea').evaluate((box) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['2,0\n1,2\n2,2\n'], 'mine.csv', { type: 'text/csv' }));
+    box.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.waitForFunction((n) => document.querySelector('.check-result').dataset.checked !== n, dropped);
+  const csv = await said(panel);
+  assert.equal(csv.verdict, 'correct');
+  assert.equal(csv.shapeNote, 'leading_ones', 'the rows (3, 2) are the output (1, 3, 2)');
+  assert.ok(csv.text.includes(fill(en.fromFile, { file: 'mine.csv' })), csv.text);
+  assert.equal(await sec(page, '18.1').locator('.state-notice').isHidden(), true, 'the section loaded no state');
+
   // a real paste is checked without pressing Check
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.evaluate((t) => navigator.clipboard.writeText(t), runs.sums.stdout);
