@@ -21,7 +21,7 @@ const strings = {
     diff: 'max |attn(Π X) − Π attn(X)|', diffPos: 'max |attn(Π X + P) − Π attn(X + P)|', equi: '只差浮点舍入：输出跟着输入一起重排（置换等变）。',
     broken: '差异明显：位置或遮罩让模型知道了顺序，重排不再只是把输出重排。',
     checkPos: 'attn(X + P)：X 加上位置表后的注意力输出（不打乱），(B, T, d)', checkNone: 'attn(X)：X 的注意力输出（不打乱），(B, T, d)',
-    checkNote: '一个头，权重由内核抽取，数学布局 (C, C)：q = x @ w_q；causal = {causal}。',
+    checkNote: '一个头，权重由内核抽取，数学布局 (C, C)：q = X @ w_q；causal = {causal}。',
   },
   en: {
     x: 'Input X (one row per position)', pos: 'Positions', none: 'none', learned: 'learned (a table of T_max rows)', sinusoidal: 'sinusoidal',
@@ -32,7 +32,7 @@ const strings = {
     diff: 'max |attn(Π X) − Π attn(X)|', diffPos: 'max |attn(Π X + P) − Π attn(X + P)|', equi: 'Only rounding: the outputs move with the inputs (permutation equivariance).',
     broken: 'A real difference: positions or the mask tell the model the order, so shuffling does more than move the outputs.',
     checkPos: 'attn(X + P): attention of X plus the position table (not shuffled), (B, T, d)', checkNone: 'attn(X): attention of X (not shuffled), (B, T, d)',
-    checkNote: 'One head; weights drawn by the core, math layout (C, C): q = x @ w_q; causal = {causal}.',
+    checkNote: 'One head; weights drawn by the core, math layout (C, C): q = X @ w_q; causal = {causal}.',
   },
 };
 
