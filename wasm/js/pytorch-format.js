@@ -62,11 +62,18 @@ function nested(shape, data, item, col) {
  * `bool: true`) is written with True/False.
  */
 export function pyTensor({ shape, data }, { col = 0, bool = data instanceof Uint8Array } = {}) {
-  const item = bool ? (v) => (v ? 'True' : 'False') : pyFloat;
   const start = 'torch.tensor(';
-  const body = nested(shape, data, item, col + start.length);
   const dtype = bool ? ', dtype=torch.bool' : '';
-  return `${start}${body}${dtype})`;
+  return `${start}${pyNested({ shape, data }, { col: col + start.length, bool })}${dtype})`;
+}
+
+/**
+ * The nested Python list of a tensor {shape, data} alone (what pyTensor wraps), starting at column
+ * `col`: also a NumPy array's literal inside `np.array(...)`, and a plain list (the page's "Check
+ * my numbers" copies a section's inputs in these forms).
+ */
+export function pyNested({ shape, data }, { col = 0, bool = data instanceof Uint8Array } = {}) {
+  return nested(shape, data, bool ? (v) => (v ? 'True' : 'False') : pyFloat, col);
 }
 
 /** `name = torch.tensor(...)`, with a comment after it when given. */

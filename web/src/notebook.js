@@ -251,7 +251,7 @@ if others:
     print(${pyString(c('Printed but not on the page, not compared:', '打印了但页面上没有显示，不比较：'))}, ', '.join(others))`);
 }
 
-const givenDict = (lang, names) => `given = {${names.map((n) => `${pyString(n)}: ${n}`).join(', ')}}   # ${say(lang)('the inputs, for "Check my numbers" at the end', '这些输入，供最后的“核对我的数字”使用')}`;
+const givenDict = (lang, names) => `given = {${names.map((n) => `${pyString(n)}: ${n}`).join(', ')}}   # ${say(lang)('the inputs, for "Check my numbers" at the end', '这些输入，供最后的“核对我的结果”使用')}`;
 
 /**
  * "Check my numbers": the inputs in the forms the lab's panel reads, for the student's own code;
@@ -262,9 +262,9 @@ export function checkMyNumbersCells({ id, lang, names = [] }) {
   const text = c(`## Check my numbers
 
 Write this section's computation yourself (PyTorch or NumPy), run it on these inputs, and paste what it prints into the "Check my numbers" panel of section ${id} in the lab: it compares your tensor with the core's and names the mistake if it is a known one. The cell below prints each input in the forms the panel reads: PyTorch's tensor (17 decimals), a NumPy array and a plain nested list (both every digit).`,
-  `## 核对我的数字（Check my numbers）
+  `## 核对我的结果（Check my numbers）
 
-自己写出本节的计算（PyTorch 或 NumPy），用这些输入运行，再把它打印的结果粘贴到实验室第 ${id} 节的“核对我的数字”面板：面板把你的张量与内核的结果比较，如果是常见的错误，会指出是哪一种。下面这一格把每个输入按面板能读的几种形式打印出来：PyTorch 的张量（17 位小数）、NumPy 数组和普通的嵌套列表（后两种一位不差）。`);
+自己写出本节的计算（PyTorch 或 NumPy），用这些输入运行，再把它打印的结果粘贴到实验室第 ${id} 节的“核对我的结果”面板：面板把你的张量与内核的结果比较，如果是常见的错误，会指出是哪一种。下面这一格把每个输入按面板能读的几种形式打印出来：PyTorch 的张量（17 位小数）、NumPy 数组和普通的嵌套列表（后两种一位不差）。`);
   const code = `import sys
 
 import numpy as np

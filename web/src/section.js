@@ -19,6 +19,9 @@
 //   pytorch(state, result) optional: the PyTorch program of what is on screen (pytorch-programs.js), for
 //                          the "Show as PyTorch" panel (widgets/pytorch-panel.js); called only while it is open;
 //                          the panel's notebook checks the numbers notebook-values.js takes from the result
+//   check(state, result)   optional: what a student's own tensor is compared with, for the "Check my
+//                          numbers" panel (widgets/check-panel.js, which documents the answer: the core's
+//                          check, its inputs, what may be compared); called only while it is open
 // Every change goes the same way: update state (kept inside its limits), serialize it to the URL,
 // sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
 // core's error, in the page's language (messages.js), appears beside the widget that owns it, or
@@ -32,6 +35,7 @@ import { mountExercise } from './exercise-view.js';
 import { stateToJson, stateFromJson, MAX_BYTES } from './state-file.js';
 import { download } from './widgets/export-menu.js';
 import { pytorchPanel } from './widgets/pytorch-panel.js';
+import { checkPanel } from './widgets/check-panel.js';
 import { prediction } from './widgets/predict.js';
 
 // lazy: the lab (its controller's widgets and first computation) and the exercises (their given
@@ -105,6 +109,7 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
   }));
   const view = controller.build(ctx);
   const panel = view.pytorch ? pytorchPanel({ t, notebook: spec.loadLessonText && { id: spec.id, lang, loadLesson: spec.loadLessonText[lang] } }) : null;
+  const checker = view.check ? checkPanel({ lang, core, section: el }) : null;
 
   /** The visible widget that owns a core error, or undefined. */
   function ownerOf(e) {
@@ -135,11 +140,13 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
     view.paint(result, state);
     const painted = state;
     panel?.update(() => view.pytorch(painted, result), { state: painted, result });
+    checker?.update(() => view.check(painted, result));
   }
 
   lab.append(h('div.section-tools', {}, stateFileTools(el, spec, schema, t, () => state, (next) => ctx.set(next)),
     h('button.reset', { type: 'button', onclick: () => { for (const p of predictions) p.reset(); ctx.set(defaults(schema)); } }, t('reset'))));
   if (panel) lab.append(panel.el);
+  if (checker) lab.append(checker.el);
   run();
   return view;
 }

@@ -21,6 +21,7 @@ const strings = {
     sumRounding: '差在最后几位：循环版和矩阵版把同样的数按不同的顺序相加，舍入不同。',
     diffRounding: '差在最后几位：循环版先把各行相加、最后除一次；矩阵版先把每行乘以舍入过的 1/(t+1)（1/3 在二进制里不精确）再相加，两者舍入不同。教材的 2.22e−16 也是这样的浮点舍入，不是错误。',
     xShape: 'X 的形状', yShape: 'Y 的形状',
+    checkY: 'Y = A X，按位置求的逐行平均（归一化的 A），形状 (B, T, C)，一条序列时也可以是 (T, C)',
   },
   en: {
     norm: 'Normalize each row (an average); off: plain lower-triangular ones (running sums)',
@@ -35,6 +36,7 @@ const strings = {
     sumRounding: 'A difference in the last bits: the loop and the matrix add the same numbers in a different order, and round differently.',
     diffRounding: 'A difference in the last bits: the loop adds the rows and divides once, the matrix multiplies every row by a rounded 1/(t+1) (1/3 is not exact in binary) and then adds, so the two round differently. The chapter\'s 2.22e−16 is this kind of floating-point rounding, not a bug.',
     xShape: 'shape of X', yShape: 'shape of Y',
+    checkY: 'Y = A X, the running mean over the positions (A normalized), shape (B, T, C), or (T, C) for one sequence',
   },
 };
 
@@ -115,6 +117,9 @@ export default {
         prov.update(s);
       },
       pytorch: (s, r) => PROGRAMS['18.1'](s, { X: r.X }, ctx.lang),
+      // the running mean of X (what the lesson computes, whether or not the page normalizes now)
+      check: (s, r) => ({ check: 'causalAverage', inputs: { x: r.X }, given: { X: r.X },
+        compare: [{ key: 'y', label: t('checkY'), cell: (i) => (s.norm ? (i[0] ? y1 : y0).cell(i[1], i[2]) : null) }] }),
     };
   },
 };

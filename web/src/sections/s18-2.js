@@ -33,6 +33,7 @@ const strings = {
     explain_bhtt_1: '写死 dim=1 在四维张量里落在头轴上：同一格在各个头之间分配权重，头与头被混在一起。',
     explain_bhtt_2: '沿接收位置归一化：每一列和为 1，不是注意力需要的分配。',
     explain_bhtt_3: '沿来源位置（最后一维）归一化：每一行和为 1，正确。',
+    checkWeights: '分数 S 加因果遮罩（j ≤ t）后做 softmax 得到的权重，形状与 S 相同',
   },
   en: {
     s: 'Scores S', mask: 'Mask (1 = allowed, 0 = masked)', none: 'No mask', before: 'Mask, then softmax (the right way)',
@@ -57,6 +58,7 @@ const strings = {
     explain_bhtt_1: 'A hard-coded dim=1 lands on the head axis of a 4-D tensor: one cell splits its weight across heads, mixing them.',
     explain_bhtt_2: 'Normalizing over receiving positions: every column sums to 1, not what attention needs.',
     explain_bhtt_3: 'Normalizing over source positions (the last dim): every row sums to 1. Correct.',
+    checkWeights: 'the weights: the softmax of the scores S with the causal mask (j ≤ t), shaped like S',
   },
 };
 
@@ -191,6 +193,13 @@ export default {
         prov.update(s);
       },
       pytorch: (s, r) => PROGRAMS['18.2'](s, { demo: r.demo }, ctx.lang),
+      // the causal mask, as the lesson's code writes it; the page's map shows the same numbers
+      // (and explains them) when its mask is the causal one
+      check(s) {
+        const causalNow = JSON.stringify(s.mask) === JSON.stringify(causal(s.s.length, s.s[0].length));
+        return { check: 'softmax', inputs: { scores: tensor(s.s) }, given: { S: tensor(s.s) },
+          compare: [{ key: 'weights', label: t('checkWeights'), cell: (i) => (causalNow ? before.cell(i[0], i[1]) : null) }] };
+      },
     };
   },
 };

@@ -23,6 +23,8 @@ const strings = {
     fx_qk: '(Q Kᵀ)[t, j] = q_t · k_j：查询 t 和键 j 的点积', fx_scaled: 'S = Q Kᵀ / √d：除以 √d，让分数的尺度不随宽度 d 增长',
     fx_mask: 'S + M：允许的位置 M[t, j] = 0，屏蔽的位置 M[t, j] = −∞（因果遮罩屏蔽 j > t；关掉遮罩则什么都不屏蔽），被屏蔽的分数变成 −∞',
     fx_a: 'A = softmax(S + M)：沿最后一维归一化，每行之和为 1，−∞ 变成 0', fx_y: 'Y = A V：每个位置得到值向量的加权平均',
+    checkOut: '输出 Y = A V，(B, T, d)', checkWeights: '权重 A = softmax(S + M)，(B, T, T)', checkScores: '分数 S = Q Kᵀ / √d（遮罩前），(B, T, T)',
+    checkMath: 'W_Q、W_K、W_V 是数学布局 (C, d)：Q = X @ W_Q。', checkLinear: 'W_Q、W_K、W_V 是 nn.Linear 的存储布局 (d, C)：Q = X @ W_Q.T。',
   },
   en: {
     x: 'Input X', wq: 'W_Q', wk: 'W_K', wv: 'W_V', layout: 'Show the weights in', math: 'math layout (C, d): Q = X W', linear: 'nn.Linear storage (d, C): Q = X Wᵀ',
@@ -36,6 +38,8 @@ const strings = {
     fx_qk: '(Q Kᵀ)[t, j] = q_t · k_j: the dot product of query t with key j', fx_scaled: 'S = Q Kᵀ / √d: dividing by √d keeps the scores’ scale from growing with the width d',
     fx_mask: 'S + M: M[t, j] = 0 where allowed and −∞ where blocked (the causal mask blocks j > t; with the mask off nothing is blocked), so a blocked score becomes −∞',
     fx_a: 'A = softmax(S + M): normalised along the last axis, each row sums to 1, −∞ becomes 0', fx_y: 'Y = A V: each position gets a weighted average of the value vectors',
+    checkOut: 'the output Y = A V, (B, T, d)', checkWeights: 'the weights A = softmax(S + M), (B, T, T)', checkScores: 'the scores S = Q Kᵀ / √d (before the mask), (B, T, T)',
+    checkMath: 'W_Q, W_K, W_V in math layout (C, d): Q = X @ W_Q.', checkLinear: 'W_Q, W_K, W_V in nn.Linear\'s storage layout (d, C): Q = X @ W_Q.T.',
   },
 };
 
@@ -140,6 +144,10 @@ export default {
         y: sh(['B', 'T', 'd'], r.out.shape) });
     }
 
+    // the weights as the editors show them: in nn.Linear's layout the core transposes them
+    const shownWeights = (s) => Object.fromEntries(['wq', 'wk', 'wv'].map((key) =>
+      [key, s.layout === 'linear' ? core.mathWeightToLinear(tensor(s[key])) : tensor(s[key])]));
+
     return {
       sync(s) { steps.set(s.stage); },
       destroy() { steps.stop(); },
@@ -159,9 +167,18 @@ export default {
         if (r.unscaled) paintSteps(r, tt);
       },
       pytorch(s) {
-        // the weights as the editors show them: in nn.Linear's layout the core transposes them
-        const shown = (key) => (s.layout === 'linear' ? core.mathWeightToLinear(tensor(s[key])) : tensor(s[key]));
-        return PROGRAMS['18.3'](s, { weights: { wq: shown('wq'), wk: shown('wk'), wv: shown('wv') } }, ctx.lang);
+        return PROGRAMS['18.3'](s, { weights: shownWeights(s) }, ctx.lang);
+      },
+      // Y, A or S of the student's code, given the weights as the editors show them
+      check(s) {
+        const w = shownWeights(s);
+        return { check: 'attention', inputs: { x: tensor([s.x]), ...opts(s) },
+          given: { X: tensor([s.x]), W_Q: w.wq, W_K: w.wk, W_V: w.wv, causal: s.causal }, note: t(s.layout === 'linear' ? 'checkLinear' : 'checkMath'),
+          compare: [
+            { key: 'out', label: t('checkOut'), opts: { quantity: 'out' }, cell: (i) => maps.y.cell(i[1], i[2]) },
+            { key: 'weights', label: t('checkWeights'), opts: { quantity: 'weights' }, cell: (i) => maps.a.cell(i[2], i[3]) },
+            { key: 'scores', label: t('checkScores'), opts: { quantity: 'scores' }, cell: (i) => maps.s.cell(i[2], i[3]) },
+          ] };
       },
     };
   },

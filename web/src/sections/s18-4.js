@@ -21,6 +21,8 @@ const strings = {
     chart: 'q·k 的方差随 d 增长（q、k 各分量独立，方差 1）', d: '维度 d', variance: '方差', unscaled: 'Var(q·k)', scaled: 'Var(q·k / √d)',
     logits: 'logits', factor: 'logits 乘以', sharp: 'softmax(logits × 倍数)', times1: '× 1', timesK: '× {k}',
     maxW: '最大权重', entropy: '熵', jac: 'Jacobian 的 Frobenius 范数', table: '数据表',
+    checkWeights: '所有头的权重（除以 √hs），(B, H, T, T)', checkOut: '多头注意力的输出，(B, T, C)',
+    checkNote: '内核抽取的输入（种子 {seed}）；权重是数学布局 (C, C)：q = x @ w_q；{heads} 个头，每个宽 hs = {hs}。',
   },
   en: {
     C: 'Model width C', head: 'Show head',
@@ -32,6 +34,8 @@ const strings = {
     chart: 'Var(q·k) grows with d (independent unit-variance components)', d: 'width d', variance: 'variance', unscaled: 'Var(q·k)', scaled: 'Var(q·k / √d)',
     logits: 'logits', factor: 'Multiply the logits by', sharp: 'softmax(logits × factor)', times1: '× 1', timesK: '× {k}',
     maxW: 'max weight', entropy: 'entropy', jac: 'Frobenius norm of the Jacobian', table: 'Data table',
+    checkWeights: 'the weights of every head (divided by √hs), (B, H, T, T)', checkOut: 'the output of multi-head attention, (B, T, C)',
+    checkNote: 'Inputs drawn by the core (seed {seed}); weights in math layout (C, C): q = x @ w_q; {heads} heads of width hs = {hs}.',
   },
 };
 
@@ -175,6 +179,12 @@ export default {
         if (changed('sharp', r.one)) paintSharpening(r, s);
       },
       pytorch: (s, r) => pytorch(ctx, s, r),
+      // the right scale's run: the weights of every head (the first map shows one), or the output
+      check: (s, r) => ({ check: 'attention', inputs: { ...r.inputs, heads: s.heads, causal: s.causal },
+        given: { x: r.inputs.x, w_q: r.inputs.wq, w_k: r.inputs.wk, w_v: r.inputs.wv, heads: s.heads, causal: s.causal },
+        note: t('checkNote', { seed: s.seed, heads: s.heads, hs: r.hs }),
+        compare: [{ key: 'weights', label: t('checkWeights'), opts: { quantity: 'weights' }, cell: (i) => (i[1] === s.head ? maps[0].cell(i[2], i[3]) : null) },
+          { key: 'out', label: t('checkOut'), opts: { quantity: 'out' } }] }),
     };
   },
 };

@@ -20,6 +20,8 @@ const strings = {
     oneRow: '只有一个位置，没有可以打乱的东西。',
     diff: 'max |attn(Π X) − Π attn(X)|', diffPos: 'max |attn(Π X + P) − Π attn(X + P)|', equi: '只差浮点舍入：输出跟着输入一起重排（置换等变）。',
     broken: '差异明显：位置或遮罩让模型知道了顺序，重排不再只是把输出重排。',
+    checkPos: 'attn(X + P)：X 加上位置表后的注意力输出（不打乱），(B, T, d)', checkNone: 'attn(X)：X 的注意力输出（不打乱），(B, T, d)',
+    checkNote: '一个头，权重由内核抽取，数学布局 (C, C)：q = X @ w_q；causal = {causal}。',
   },
   en: {
     x: 'Input X (one row per position)', pos: 'Positions', none: 'none', learned: 'learned (a table of T_max rows)', sinusoidal: 'sinusoidal',
@@ -29,6 +31,8 @@ const strings = {
     oneRow: 'With one position there is nothing to shuffle.',
     diff: 'max |attn(Π X) − Π attn(X)|', diffPos: 'max |attn(Π X + P) − Π attn(X + P)|', equi: 'Only rounding: the outputs move with the inputs (permutation equivariance).',
     broken: 'A real difference: positions or the mask tell the model the order, so shuffling does more than move the outputs.',
+    checkPos: 'attn(X + P): attention of X plus the position table (not shuffled), (B, T, d)', checkNone: 'attn(X): attention of X (not shuffled), (B, T, d)',
+    checkNote: 'One head; weights drawn by the core, math layout (C, C): q = X @ w_q; causal = {causal}.',
   },
 };
 
@@ -102,6 +106,13 @@ export default {
         prov.update(s);
       },
       pytorch: (s, r) => PROGRAMS['18.5'](s, { w: r.w, perm: r.pc.perm, table: r.table }, ctx.lang),
+      // attention of X + P, not shuffled (with no positions, of X: the check of attention itself)
+      check(s, r) {
+        const X = tensor([s.x]), { wq, wk, wv } = r.w, pos = r.table ?? undefined;
+        return { check: pos ? 'positions' : 'attention', inputs: { x: X, wq, wk, wv, heads: 1, causal: s.causal, pos },
+          given: { X, w_q: wq, w_k: wk, w_v: wv, pos, causal: s.causal }, note: t('checkNote', { causal: s.causal ? 'True' : 'False' }),
+          compare: [{ key: 'out', label: t(pos ? 'checkPos' : 'checkNone'), cell: (i) => unshuffled.cell(i[1], i[2]) }] };
+      },
     };
   },
 };

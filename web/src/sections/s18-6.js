@@ -15,6 +15,8 @@ const strings = {
     tout: 'T_out（查询，输出侧）', tin: 'T_in（键和值，编码器侧）',
     mask: '遮罩 M（1 = 允许）', weights: '第 {h} 个头的权重', shapes: '权重形状 {shape}；每个查询位置的一行分给 {tk} 个来源。',
     tinSelf: '自注意力里键和值来自同一序列，T_in = T_out。',
+    checkWeights: '所有头的权重，(B, H, T_out, T_in)', checkOut: '注意力的输出，(B, T_out, C)',
+    checkNote: '内核抽取的输入（种子 {seed}）；权重是数学布局 (C, C)：q = x @ w_q；memory 是编码器一侧（只有交叉注意力才有）。',
   },
   en: {
     predictMode: 'After this switch, does query position 0 give weight to column 1 or any column after it (in self-attention, the positions after 0)?', sees: 'yes', blind: 'no',
@@ -22,6 +24,8 @@ const strings = {
     tout: 'T_out (queries, output side)', tin: 'T_in (keys and values, encoder side)',
     mask: 'Mask M (1 = allowed)', weights: 'Weights of head {h}', shapes: 'Weights shape {shape}; each query row is split over {tk} sources.',
     tinSelf: 'In self-attention keys and values come from the same sequence, so T_in = T_out.',
+    checkWeights: 'the weights of every head, (B, H, T_out, T_in)', checkOut: 'the output of attention, (B, T_out, C)',
+    checkNote: 'Inputs drawn by the core (seed {seed}); weights in math layout (C, C): q = x @ w_q; memory is the encoder side (cross-attention only).',
   },
 };
 
@@ -87,6 +91,13 @@ export default {
         shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
       },
       pytorch: (s, r) => PROGRAMS['18.6'](s, r.inputs, ctx.lang),
+      check(s, r) {
+        const { x, memory, wq, wk, wv } = r.inputs, causal = s.mode === 'causal';
+        return { check: 'attention', inputs: { x, wq, wk, wv, heads: s.heads, causal, memory },
+          given: { x, memory, w_q: wq, w_k: wk, w_v: wv, heads: s.heads, causal }, note: t('checkNote', { seed: s.seed }),
+          compare: [{ key: 'weights', label: t('checkWeights'), opts: { quantity: 'weights' }, cell: (i) => maps[i[1]]?.cell(i[2], i[3]) ?? null },
+            { key: 'out', label: t('checkOut'), opts: { quantity: 'out' } }] };
+      },
     };
   },
 };

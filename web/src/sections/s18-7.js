@@ -25,6 +25,7 @@ const strings = {
     qLabel: 'Q', kLabel: 'K', vLabel: 'V', gLabel: 'G = ∂L/∂Y（随机）', aLabel: '权重 A', dqLabel: '∂L/∂Q', dkLabel: '∂L/∂K', dvLabel: '∂L/∂V',
     chapterTitle: '本页实测与教材的数字', check: '检查', ours: '本页', theirs: '教材',
     refRow: '与参考实现的最大误差', maskedRow: '有遮罩时前缀的最大变化', unmaskedRow: '去掉遮罩后前缀的最大变化',
+    checkGrad: '梯度 {name} = ∂L/∂{sym}，L = Σ Y·G，(B, T, d)', checkNote: 'q、k、v 与 G 由内核抽取（种子 {seed}）；Y = sdpa(q, k, v)，causal = {causal}。',
     chapterNote: '教材的数字来自它自己的脚本和数据：参考实现是 PyTorch 的 SDPA，5.480078 来自它的随机张量。本页用的是这里的随机 Q、K、V 和权重（种子 {seed}），参考实现是本实验室自己写的朴素版本，所以具体数值不同。能对上的是结论的类型：与参考实现只差浮点舍入（0 或 2.22e−16 这个量级），有遮罩时严格为 0，没有遮罩时明显不为 0。',
   },
   en: {
@@ -43,6 +44,7 @@ const strings = {
     qLabel: 'Q', kLabel: 'K', vLabel: 'V', gLabel: 'G = ∂L/∂Y (random)', aLabel: 'Weights A', dqLabel: '∂L/∂Q', dkLabel: '∂L/∂K', dvLabel: '∂L/∂V',
     chapterTitle: 'Measured here and in the chapter', check: 'check', ours: 'this page', theirs: 'the chapter',
     refRow: 'max error against the reference', maskedRow: 'max prefix change with the mask', unmaskedRow: 'max prefix change without the mask',
+    checkGrad: 'the gradient {name} = ∂L/∂{sym}, L = Σ Y·G, (B, T, d)', checkNote: 'q, k, v and G drawn by the core (seed {seed}); Y = sdpa(q, k, v), causal = {causal}.',
     chapterNote: 'The chapter\'s numbers come from its own script and data: its reference is PyTorch\'s SDPA, and 5.480078 comes from its random tensors. This page measures on its own random Q, K, V and weights (seed {seed}) against the lab\'s plain reference implementation, so the values differ. What carries over is the kind of result: rounding-level against the reference (0 or about 2.22e−16), exactly 0 with the mask, clearly not 0 without it.',
   },
 };
@@ -194,6 +196,14 @@ export default {
         prov.update(s);
       },
       pytorch: (s, r) => pytorch(ctx, s, r),
+      // the gradients gradcheck checks, as the student's own backward pass gives them
+      check(s, r) {
+        const { q, k, v } = r.inputs;
+        return { check: 'sdpaBackward', inputs: { q, k, v, gradOut: r.G, causal: s.causal },
+          given: { q, k, v, G: r.G, causal: s.causal }, note: t('checkNote', { seed: s.seed, causal: s.causal ? 'True' : 'False' }),
+          compare: ['q', 'k', 'v'].map((n) => ({ key: `d${n}`, label: t('checkGrad', { name: `d${n}`, sym: n.toUpperCase() }), opts: { gradient: `d${n}` },
+            cell: (i) => gm[`d${n}`].cell(i[1], i[2]) })) };
+      },
     };
   },
 };

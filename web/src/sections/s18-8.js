@@ -80,6 +80,7 @@ export default {
         block.showStage(s);
       },
       pytorch: () => pytorch(ctx, train),
+      check: (s, r) => block.check(s, r.train),
     };
   },
 };

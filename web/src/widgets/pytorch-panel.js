@@ -14,21 +14,21 @@
 // and result that update() was given with the program). Both modules load on the first click.
 import { h } from './dom.js';
 
-// The program to the clipboard; with no clipboard access (an iframe without the permission, an
-// old browser) the program is selected instead, so that the keyboard shortcut copies it.
-// say(key): the status line's word for what happened.
-async function copy(code, codeEl, pre, say) {
+// Text to the clipboard; with no clipboard access (an iframe without the permission, an old
+// browser) the node showing it is selected instead, and `focus` focused, so that the keyboard
+// shortcut copies it. Resolves to 'copied' or 'selected' (also for "Check my numbers"' inputs).
+export async function copyOrSelect(text, node, focus) {
   try {
-    await navigator.clipboard.writeText(code);
-    say('pytorchCopied');
+    await navigator.clipboard.writeText(text);
+    return 'copied';
   } catch {
     const range = document.createRange();
-    range.selectNodeContents(codeEl);
+    range.selectNodeContents(node);
     const sel = getSelection();
     sel.removeAllRanges();
     sel.addRange(range);
-    pre.focus();
-    say('pytorchSelected');
+    focus.focus();
+    return 'selected';
   }
 }
 
@@ -63,7 +63,7 @@ export function pytorchPanel({ t, notebook = null }) {
   const note = h('p.note.pytorch-note', { hidden: true });
   const help = h('p.note.pytorch-help', {}, t('pytorchHelp'));
   const status = h('span.pytorch-status', { role: 'status', 'aria-live': 'polite' });
-  const copyBtn = h('button.pytorch-copy', { type: 'button', 'data-name': 'pytorch-copy', onclick: () => copy(code, codeEl, pre, say) }, t('pytorchCopy'));
+  const copyBtn = h('button.pytorch-copy', { type: 'button', 'data-name': 'pytorch-copy', onclick: async () => say((await copyOrSelect(code, codeEl, pre)) === 'copied' ? 'pytorchCopied' : 'pytorchSelected') }, t('pytorchCopy'));
   const notebookBtn = notebook && h('button.pytorch-notebook', { type: 'button', 'data-name': 'pytorch-notebook', onclick: saveNotebook }, t('pytorchNotebook'));
   const downloads = h('span.pytorch-files');
   const el = h('details.pytorch-panel', { 'data-name': 'pytorch' },

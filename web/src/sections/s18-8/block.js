@@ -158,5 +158,18 @@ export function blockStepThrough(ctx, train, { maps, mapWidgets }) {
     explain(s) { prov.update(s); },
     showStage,
     destroy() { steps.stop(); },
+    /**
+     * "Check my numbers" of the block's stage A = softmax(S + M) (widgets/check-panel.js): every
+     * head of the traced layer, from its S as the model's forward pass computed it. The check is
+     * of the causal mask; until the step-through has traced the layer there is nothing to check.
+     */
+    check(s, r) {
+      const tr = r.trace?.trace;
+      if (r.config && !r.config.causal) return { waiting: t('checkNoMask') };
+      if (s.stage === 'off' || !tr || r.trace.layer !== s.layer) return { waiting: t('checkWaiting') };
+      const shown = ['a', 'y'].includes(s.stage);   // the stages that show A (its cells explain themselves)
+      return { check: 'softmax', inputs: { scores: tr.scores }, given: { S: tr.scores }, note: t('checkNote', { layer: r.trace.layer, text: r.trace.text }),
+        compare: [{ key: 'a', label: t('checkA', { layer: r.trace.layer }), cell: (i) => (shown && i[0] === s.head ? block.a.cell(i[1], i[2]) : null) }] };
+    },
   };
 }

@@ -4,6 +4,10 @@ export const strings = {
   zh: {
     blockTitle: '一个块，逐步查看', layer: '层', head: '头（Q、K、V、S、A 这几步）',
     traceWaiting: '模型建好后，这里显示所选层在这句话上的每一步。',
+    checkA: '第 {layer} 层每个头的 A = softmax(S + M)（因果遮罩），由块里的 S 算出，形状 (NH, T, T)',
+    checkNote: '第 {layer} 层在“{text}”上的 S = Q Kᵀ / √hs（遮罩前），每个头一个 (T, T)，是模型前向计算的结果。',
+    checkWaiting: '先在上面“一个块，逐步查看”里开始逐步查看：模型算出所选层的 S 之后，这里就可以核对你由 S 算出的 A。',
+    checkNoMask: '这个模型训练时关掉了因果遮罩，而这里核对的是带因果遮罩的 A：打开遮罩、重建模型后再来核对。',
     blockProv: '在 S 或 A 的格子上停留（或点按、用 Tab 聚焦）：旁边的面板列出内核算出这个数所用的每一个数，参与计算的格子会被描边。',
     b_x: '块的输入 x', b_ln1: 'h = LN₁(x)', b_q: '头 {h} 的 Q', b_k: '头 {h} 的 K', b_v: '头 {h} 的 V',
     b_qk: '头 {h}：未缩放的 Q Kᵀ', b_s: '头 {h}：S = Q Kᵀ / √hs（遮罩前）', b_mask: '哪些位置可以看：1 = 允许（M 里是 0），0 = 屏蔽（M 里是 −∞）',
@@ -50,6 +54,10 @@ export const strings = {
   en: {
     blockTitle: 'One block, step by step', layer: 'Layer', head: 'Head (for the Q, K, V, S and A steps)',
     traceWaiting: 'Once the model is built, each step of the chosen layer on the sentence appears here.',
+    checkA: 'A = softmax(S + M) of every head of layer {layer} (the causal mask), from the block\'s S, shape (NH, T, T)',
+    checkNote: 'Layer {layer}\'s S = Q Kᵀ / √hs (before the mask) on "{text}", one (T, T) per head, as the model\'s forward pass computed it.',
+    checkWaiting: 'Start the step-through of one block above: once the model has computed the chosen layer\'s S, the A you compute from it can be checked here.',
+    checkNoMask: 'This model was trained without the causal mask, and what is checked here is A with the causal mask: switch the mask on and build the model again to check it.',
     blockProv: 'Hover over (or tap, or Tab to) a cell of S or A: a panel beside it lists every number the core used to compute it, and the cells it came from are outlined.',
     b_x: 'Block input x', b_ln1: 'h = LN₁(x)', b_q: 'Q of head {h}', b_k: 'K of head {h}', b_v: 'V of head {h}',
     b_qk: 'Head {h}: unscaled Q Kᵀ', b_s: 'Head {h}: S = Q Kᵀ / √hs (before the mask)', b_mask: 'Which positions may be seen: 1 = allowed (M is 0 there), 0 = blocked (M is −∞ there)',
