@@ -1,6 +1,8 @@
 // Native side of `npm run bench`: the same C++ as the WASM module, built with -O3, timed here.
-// Prints JSON: {gpt: {stepsPerSec: [...]}, mha: [{B, T, C, heads, forwardMs: [...], fwdBwdMs: [...]}]}
-// (one number per repeat; bench/run.mjs takes medians and compares with WASM in Node).
+// Prints JSON: {gpt: {stepsPerSec: [...]}, mha: [{B, T, C, heads, forwardMs: [...], forwardOutMs: [...],
+// fwdBwdMs: [...]}]} (one number per repeat; bench/run.mjs takes medians and compares with WASM in
+// Node). forwardMs: the forward with every result (scores and weights (B, NH, T, T) included);
+// forwardOutMs: out alone (multi_head_attention_out, what JS's results: 'out' runs).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -49,19 +51,26 @@ int main(int argc, char** argv) {
         o.wq = randn({C, C}, 2, 0.1); o.wk = randn({C, C}, 3, 0.1); o.wv = randn({C, C}, 4, 0.1);
         o.heads = NH; o.causal = true;
         const int inner = B * T * T * C > 10000000 ? 1 : B * T * T * C > 100000 ? 5 : 200;
-        std::vector<double> fwd, fb;
-        for (int i = 0; i < 3 * inner; ++i) { multi_head_attention(x, o); multi_head_attention_backward(x, g, o); }   // warm-up
-        for (int r = 0; r < repeats; ++r) {
+        std::vector<double> fwd, fo, fb;
+        for (int i = 0; i < 3 * inner; ++i) {   // warm-up
+            multi_head_attention(x, o);
+            multi_head_attention_out(x, o);
+            multi_head_attention_backward(x, g, o);
+        }
+        for (int r = 0; r < repeats; ++r) {   // the three interleaved, repeat by repeat
             auto t0 = clk::now();
             for (int i = 0; i < inner; ++i) multi_head_attention(x, o);
             fwd.push_back(ms_since(t0) / inner);
+            t0 = clk::now();
+            for (int i = 0; i < inner; ++i) multi_head_attention_out(x, o);
+            fo.push_back(ms_since(t0) / inner);
             t0 = clk::now();
             for (int i = 0; i < inner; ++i) multi_head_attention_backward(x, g, o);   // runs the forward it needs, then the backward
             fb.push_back(ms_since(t0) / inner);
         }
         char buf[128];
         std::snprintf(buf, sizeof buf, "{\"B\":%zu,\"T\":%zu,\"C\":%zu,\"heads\":%zu,", B, T, C, NH);
-        mha += (k ? "," : "") + std::string(buf) + "\"forwardMs\":" + list(fwd) + ",\"fwdBwdMs\":" + list(fb) + "}";
+        mha += (k ? "," : "") + std::string(buf) + "\"forwardMs\":" + list(fwd) + ",\"forwardOutMs\":" + list(fo) + ",\"fwdBwdMs\":" + list(fb) + "}";
     }
     mha += "]";
     std::printf("{\"gpt\":{\"stepsPerSec\":%s},\"mha\":%s}\n", list(sps).c_str(), mha.c_str());
