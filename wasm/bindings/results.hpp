@@ -104,6 +104,8 @@ public:
     virtual Writer& string(const std::string& s) = 0;
     virtual Writer& tensor(const Tensor& t) = 0;                     // {shape, data: Float64Array}
     virtual Writer& values(const double* p, std::size_t n) = 0;      // a Float64Array alone
+    // A hint: about n more float64 values follow (the wire grows its buffer once, not per tensor).
+    virtual void reserve(std::size_t /*n*/) {}
     Writer& numbers(const std::vector<double>& v) {
         begin_list();
         for (double x : v) number(x);
@@ -131,6 +133,7 @@ template <> inline Type result_type<SoftmaxResult>() {
                    field("maskedRows", array(numbers()), "the index over the non-dim axes of each row with nothing allowed")});
 }
 inline void write(Writer& w, const SdpaResult& r) {
+    w.reserve(r.out.size() + r.weights.size() + r.scores.size());
     w.begin().key("out").tensor(r.out).key("weights").tensor(r.weights).key("scores").tensor(r.scores).end();
 }
 template <> inline Type result_type<SdpaResult>() { return returns::tensors({"out", "weights", "scores"}); }
@@ -138,6 +141,7 @@ inline void write(Writer& w, const SdpaGrads& g) { w.begin().key("dq").tensor(g.
 template <> inline Type result_type<SdpaGrads>() { return returns::tensors({"dq", "dk", "dv"}); }
 // out, and the others unless the call asked for out alone (results: 'out' leaves them empty, rank 0)
 inline void write(Writer& w, const MhaResult& r) {
+    w.reserve(r.out.size() + r.weights.size() + r.scores.size() + r.q.size() + r.k.size() + r.v.size());
     w.begin().key("out").tensor(r.out);
     for (const auto& [name, t] : {std::pair{"weights", &r.weights}, std::pair{"scores", &r.scores}, std::pair{"q", &r.q},
                                   std::pair{"k", &r.k}, std::pair{"v", &r.v}})
