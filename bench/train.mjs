@@ -40,7 +40,7 @@ await page.goto(`${server.url}?lang=${LANG}`);
 // exists) until the button stays in view (sections off screen have estimated heights until drawn)
 await page.waitForFunction((sel) => {
   const start = document.querySelector(`${sel} [data-name="start"]`);
-  (start ?? document.querySelector(sel)).scrollIntoView({ block: 'center' });
+  (start ?? document.querySelector(sel))?.scrollIntoView({ block: 'center' });   // the section may not be there yet
   const r = start?.getBoundingClientRect();
   return r && r.top >= 0 && r.bottom <= innerHeight;
 }, S8, { polling: 250, timeout: 60000 });

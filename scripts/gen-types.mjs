@@ -40,7 +40,8 @@ export function tsType(t, { input = false } = {}) {
     case 'array': return `Array<${tsType(t.of, { input })}>`;
     case 'record': return `Record<string, ${tsType(t.of, { input })}>`;
     case 'oneOf': return t.of.map((o) => tsType(o, { input })).join(' | ');
-    case 'object': return `{ ${t.fields.map((f) => `${f.doc ? `/** ${f.doc.replace(/\*\//g, '* /')} */ ` : ''}${ident(f.name)}${f.optional ? '?' : ''}: ${tsType(f, { input })}`).join('; ')} }`;
+    // a field an option value leaves out is there by default: the overloads of its function say when it is not
+    case 'object': return `{ ${t.fields.map((f) => `${f.doc ? `/** ${f.doc.replace(/\*\//g, '* /')} */ ` : ''}${ident(f.name)}${f.optional && !f.omittedBy ? '?' : ''}: ${tsType(f, { input })}`).join('; ')} }`;
     default: throw new Error(`gen-types: a declaration of unknown kind ${JSON.stringify(t)}`);
   }
 }
@@ -78,9 +79,45 @@ function declarations() {
   return out.join('\n');
 }
 
+// The fields of a row's result that an option value leaves out ({omittedBy: {option, value}}), by
+// "option=value": such a row gets one overload per value, whose result lacks those fields, before
+// the general one, whose result has them all (the default) unless the option is given a value not known
+// in advance (then they are optional).
+function omissions(row) {
+  const by = new Map();
+  for (const f of row.returns.kind === 'object' ? row.returns.fields : []) {
+    if (!f.omittedBy) continue;
+    const key = `${f.omittedBy.option}=${f.omittedBy.value}`;
+    if (!by.has(key)) by.set(key, { ...f.omittedBy, fields: [] });
+    by.get(key).fields.push(f.name);
+  }
+  return [...by.values()];
+}
+
 function method(row, skipModel) {
   const returns = row.role === 'create' ? 'GptModel' : row.role === 'release' ? 'void' : resultName(row);
-  return `${doc(row.doc, '  ')}  ${row.name}(${argList(row, { skipModel })}): ${returns};\n`;
+  const general = `${doc(row.doc, '  ')}  ${row.name}(${argList(row, { skipModel })}): ${returns};\n`;
+  const omitted = omissions(row);
+  if (!omitted.length) return general;
+  const args = argList(row, { skipModel }).split(', ');
+  const opts = args.findIndex((a) => a.startsWith('opts'));
+  const options = optionsName(row);
+  const name = args[opts].slice(0, args[opts].indexOf(':'));   // opts, or opts? when every option may be left out
+  const overload = (o) => {
+    const a = [...args];
+    a[opts] = `opts: ${options} & { ${ident(o.option)}: ${quote(o.value)} }`;
+    return `  ${row.name}(${a.join(', ')}): Omit<${returns}, ${o.fields.map(quote).join(' | ')}>;\n`;
+  };
+  // the default: options that leave nothing out
+  const plain = [...args];
+  const keys = [...new Set(omitted.map((o) => o.option))];
+  const others = (k) => row.options.find((o) => o.name === k).values.filter((v) => !omitted.some((o) => o.option === k && o.value === v));
+  plain[opts] = `${name}: Omit<${options}, ${keys.map(quote).join(' | ')}> & { ${keys.map((k) => `${ident(k)}?: ${others(k).map(quote).join(' | ')}`).join('; ')} }`;
+  const some = [...args];
+  some[opts] = `${name}: ${options}`;
+  const partial = `Omit<${returns}, ${omitted.flatMap((o) => o.fields).map(quote).join(' | ')}> & Partial<${returns}>`;
+  return `${doc(row.doc, '  ')}${omitted.map(overload).join('')}  ${row.name}(${plain.join(', ')}): ${returns};\n`
+    + `  ${row.name}(${some.join(', ')}): ${partial};\n`;
 }
 
 function indexDts() {

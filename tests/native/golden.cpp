@@ -149,6 +149,9 @@ void attention() {
         if (variant == 2) o["memory"] = mem;
         const std::string label = variant == 0 ? "causal" : variant == 1 ? "scale model" : "cross";
         add("multiHeadAttention " + label, "multiHeadAttention", {x, o});
+        Options out_only = o;   // out alone: the same bits as the out above
+        out_only["results"] = std::string("out");
+        add("multiHeadAttention " + label + " results out", "multiHeadAttention", {x, out_only});
         add("multiHeadAttentionBackward " + label, "multiHeadAttentionBackward", {x, gx, o});
     }
     SoftmaxOptions causal;

@@ -2,6 +2,8 @@
 // finite differences.
 #include <doctest/doctest.h>
 
+#include <cstring>
+
 #include <cmath>
 
 #include "attn/attention.hpp"
@@ -129,6 +131,43 @@ TEST_SUITE("18.4 / 18.6 multi-head and cross-attention") {
             REQUIRE(r.weights.shape() == Tensor::shape_type{c.B, c.NH, c.T, c.T});
             CHECK(ref::max_abs(r.out, want.out) < 1e-13);
             CHECK(ref::max_abs(r.weights, want.weights) < 1e-14);
+        }
+    }
+
+    TEST_CASE("multiHeadAttention with results 'out': out bit for bit the same, and nothing else made") {
+        // causal and not, one head and several, cross-attention with Tin > T and Tin < T, a T
+        // not a multiple of the scores' blocks of four
+        struct Case { std::size_t B, T, C, D, NH, Tin; bool causal; };
+        const Case cases[] = {{1, 3, 2, 2, 1, 0, true}, {2, 7, 8, 8, 4, 0, true}, {2, 6, 6, 8, 4, 0, false},
+                              {3, 9, 8, 8, 2, 5, true}, {2, 5, 6, 9, 3, 11, true}, {1, 13, 4, 4, 2, 6, false}};
+        std::uint64_t seed = 700;
+        for (const Case& c : cases) {
+            CAPTURE(c.T);
+            CAPTURE(c.Tin);
+            const Tensor x = randn({c.B, c.T, c.C}, seed++);
+            MhaOptions o = mha_opts(c.C, c.D, c.NH, seed);
+            seed += 3;
+            o.causal = c.causal;
+            if (c.Tin) {
+                o.has_memory = true;
+                o.memory = randn({c.B, c.Tin, c.C}, seed++);
+            }
+            const MhaResult all = multi_head_attention(x, o);
+            const Tensor out = multi_head_attention_out(x, o);
+            REQUIRE(out.shape() == all.out.shape());
+            CHECK(std::memcmp(out.data(), all.out.data(), out.size() * sizeof(double)) == 0);
+            // through the option, as JS asks for it
+            Options opts{{"wq", o.wq}, {"wk", o.wk}, {"wv", o.wv}, {"heads", double(c.NH)}, {"causal", c.causal}};
+            if (c.Tin) opts["memory"] = o.memory;
+            const MhaResult dflt = multi_head_attention(x, opts);
+            CHECK(std::memcmp(dflt.out.data(), all.out.data(), out.size() * sizeof(double)) == 0);
+            CHECK(dflt.weights.dimension() == 4);
+            opts["results"] = std::string("all");
+            CHECK(std::memcmp(multi_head_attention(x, opts).scores.data(), all.scores.data(), all.scores.size() * sizeof(double)) == 0);
+            opts["results"] = std::string("out");
+            const MhaResult only = multi_head_attention(x, opts);
+            CHECK(std::memcmp(only.out.data(), all.out.data(), out.size() * sizeof(double)) == 0);
+            for (const Tensor* t : {&only.weights, &only.scores, &only.q, &only.k, &only.v}) CHECK(t->dimension() == 0);
         }
     }
 

@@ -284,6 +284,32 @@ TEST_SUITE("errors") {
         expect_error([&] { multi_head_attention(x, Options{{"wq", 1.0}}); }, ErrorCode::wrong_type,
                      "multiHeadAttention: opts.wq must be a tensor {shape: number[], data: Float64Array}, got a number",
                      {{"fn", "multiHeadAttention"}, {"arg", "opts.wq"}, {"expectedType", "tensor"}, {"gotType", "number"}});
+        // results: one of 'all' and 'out', a string; and the out alone is checked as the full forward is
+        const Options ok{{"wq", o.wq}, {"wk", o.wq}, {"wv", o.wq}, {"heads", 2.0}};
+        Options res = ok;
+        res["results"] = std::string("weights");
+        expect_error([&] { multi_head_attention(x, res); }, ErrorCode::not_one_of,
+                     "multiHeadAttention: opts.results must be 'all' or 'out', got 'weights'",
+                     {{"fn", "multiHeadAttention"}, {"arg", "opts.results"}, {"choice", "weights"}, {"choices", Strings{"all", "out"}}});
+        res["results"] = true;
+        expect_error([&] { multi_head_attention(x, res); }, ErrorCode::wrong_type,
+                     "multiHeadAttention: opts.results must be a string, got a boolean",
+                     {{"fn", "multiHeadAttention"}, {"arg", "opts.results"}, {"expectedType", "string"}, {"gotType", "boolean"}});
+        res["results"] = std::string("out");
+        res["heads"] = 3.0;
+        expect_error([&] { multi_head_attention(x, res); }, ErrorCode::heads_not_dividing,
+                     "multiHeadAttention: heads = 3 does not divide the projected width D = 4",
+                     {{"fn", "multiHeadAttention"}, {"heads", 3}, {"axis", "D"}, {"width", 4}});
+        expect_error([&] { multi_head_attention_out(x, m); }, ErrorCode::axis_mismatch,
+                     "multiHeadAttention: opts.memory must have shape (B, Tin, C) with B = 1 (the first axis of x (1, 3, 4)), got (2, 5, 4)",
+                     {{"fn", "multiHeadAttention"}, {"arg", "opts.memory"}, {"layout", "(B, Tin, C)"}, {"axis", "B"}, {"size", 1},
+                      {"shape", Shape{2, 5, 4}}, {"other", "x"}, {"otherAxis", 0}, {"otherShape", Shape{1, 3, 4}}});
+        // the backward reads the multi-head options only
+        Options back = ok;
+        back["results"] = std::string("out");
+        expect_error([&] { multi_head_attention_backward(x, x, back); }, ErrorCode::unknown_option,
+                     "multiHeadAttentionBackward: unknown option opts.results (known: wq, wk, wv, heads, causal, scale, memory)",
+                     {{"fn", "multiHeadAttentionBackward"}, {"arg", "opts.results"}, {"known", Strings{"wq", "wk", "wv", "heads", "causal", "scale", "memory"}}});
         expect_error([&] { multi_head_attention_backward(x, xt::zeros<double>(Shape{1, 3, 3}), mha_opts(4, 4, 2)); }, ErrorCode::shape_mismatch,
                      "multiHeadAttentionBackward: gradOut must have shape (B, T, D) = (1, 3, 4), got (1, 3, 3)",
                      {{"fn", "multiHeadAttentionBackward"}, {"arg", "gradOut"}, {"layout", "(B, T, D)"}, {"expectedShape", Shape{1, 3, 4}},
@@ -353,6 +379,20 @@ TEST_SUITE("errors") {
         expect_error([&] { multi_head_attention(big, o); }, ErrorCode::overflow,
                      "multiHeadAttention: the projections q = x wq overflow float64 (Infinity at [0, 0, 0]): the inputs are too large in magnitude",
                      {{"fn", "multiHeadAttention"}, {"quantity", "projections"}, {"formula", "q = x wq"}, {"value", kInf}, {"index", Shape{0, 0, 0}}});
+        // out alone: the same checks in the same order, the same error
+        expect_error([&] { multi_head_attention_out(big, o); }, ErrorCode::overflow,
+                     "multiHeadAttention: the projections q = x wq overflow float64 (Infinity at [0, 0, 0]): the inputs are too large in magnitude",
+                     {{"fn", "multiHeadAttention"}, {"quantity", "projections"}, {"formula", "q = x wq"}, {"value", kInf}, {"index", Shape{0, 0, 0}}});
+        // scores that overflow when q and k do not: named from the kept scores, whether they are kept or not
+        MhaOptions s = mha_opts(2, 2, 1);
+        s.wq = s.wk = s.wv = xt::ones<double>(Shape{2, 2});
+        s.causal = true;
+        const Tensor wide = xt::ones<double>(Shape{1, 2, 2}) * 1e160;   // q = k = 2e160: q.k = 8e320
+        for (bool out_only : {false, true})
+            expect_error([&] { out_only ? multi_head_attention_out(wide, s) : multi_head_attention(wide, s).out; }, ErrorCode::overflow,
+                         "multiHeadAttention: the scores q.k * scale overflow float64 (Infinity at [0, 0, 0, 0]): the inputs are too large in magnitude",
+                         {{"fn", "multiHeadAttention"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf},
+                          {"index", Shape{0, 0, 0, 0}}});
         // the backward runs the same forward, and says it is the backward that overflowed
         const Tensor g = xt::ones<double>(Shape{1, 2, 2});
         expect_error([&] { multi_head_attention_backward(big, g, o); }, ErrorCode::overflow,

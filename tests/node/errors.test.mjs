@@ -36,6 +36,16 @@ const cases = [
     const h = tensor([[[1e200, 1e200], [1e200, 1e200]]]), wbig = tensor([[1e200, 1e200], [1e200, 1e200]]);
     return core.multiHeadAttentionBackward(h, tensor([[[1, 1], [1, 1]]]), { wq: wbig, wk: wbig, wv: wbig, heads: 1 });
   }, 'overflow', { fn: 'multiHeadAttentionBackward', quantity: 'projections', formula: 'q = x wq', value: Infinity, index: [0, 0, 0] }],
+  ['results that is not one of all and out', () => core.multiHeadAttention(x3, { ...w, results: 'weights' }), 'not_one_of',
+    { fn: 'multiHeadAttention', arg: 'opts.results', choice: 'weights', choices: ['all', 'out'] }],
+  ['results given as a boolean', () => core.multiHeadAttention(x3, { ...w, results: true }), 'wrong_type',
+    { fn: 'multiHeadAttention', arg: 'opts.results', expectedType: 'string', gotType: 'boolean' }],
+  ['results given to the backward, which has no such option', () => core.multiHeadAttentionBackward(x3, x3, { ...w, results: 'out' }), 'unknown_option',
+    { fn: 'multiHeadAttentionBackward', arg: 'opts.results', known: ['wq', 'wk', 'wv', 'heads', 'causal', 'scale', 'memory'] }],
+  ['scores that overflow with out alone: named as the scores', () => {
+    const h = tensor([[[1e160, 1e160], [1e160, 1e160]]]), one = tensor([[1, 1], [1, 1]]);
+    return core.multiHeadAttention(h, { wq: one, wk: one, wv: one, causal: true, results: 'out' });
+  }, 'overflow', { fn: 'multiHeadAttention', quantity: 'scores', formula: 'q.k * scale', value: Infinity, index: [0, 0, 0, 0] }],
   ['gradOut of the wrong shape', () => core.sdpaBackward(m, m, m, tensor([[1, 2, 3]])), 'shape_mismatch',
     { fn: 'sdpaBackward', arg: 'gradOut', layout: '(..., Tq, dv)', expectedShape: [2, 2], shape: [1, 3] }],
   ['maxAbsDiff of different shapes', () => core.maxAbsDiff(m, tensor([1, 2])), 'same_shape',

@@ -74,3 +74,16 @@ for (const c of golden.cases.filter((g) => g.fn !== 'gpt')) {   // the GPT case:
     compare(got, c.result, c.fn, c.tol);
   });
 }
+
+test("multiHeadAttention's results: 'out' gives the out of every result bit for bit, and nothing else", () => {
+  for (const [B, T, C, NH, causal, Tin] of [[1, 8, 16, 2, true, 0], [2, 13, 12, 3, false, 0], [2, 9, 8, 4, true, 5], [1, 37, 16, 4, true, 0]]) {
+    const x = core.randn([B, T, C], 1);
+    const o = { wq: core.randn([C, C], 2, 0.3), wk: core.randn([C, C], 3, 0.3), wv: core.randn([C, C], 4, 0.3), heads: NH, causal };
+    if (Tin) o.memory = core.randn([B, Tin, C], 5);
+    const all = core.multiHeadAttention(x, o), only = core.multiHeadAttention(x, { ...o, results: 'out' });
+    assert.deepEqual(Object.keys(only), ['out']);
+    assert.deepEqual(only.out.shape, all.out.shape);
+    assert.ok(only.out.data.every((v, i) => Object.is(v, all.out.data[i])), `(${B}, ${T}, ${C}, ${NH}) out differs`);
+    assert.deepEqual(Object.keys(core.multiHeadAttention(x, { ...o, results: 'all' })), Object.keys(all));
+  }
+});

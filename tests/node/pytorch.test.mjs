@@ -51,6 +51,7 @@ const CALLS = [
   ['multiHeadAttention', [x3, { ...w, heads: 3, causal: true }]],
   ['multiHeadAttention', [x3, { ...w, heads: 3, scale: 'model' }]],
   ['multiHeadAttention', [x3, { ...w, heads: 3, memory, scale: 'none' }]],
+  ['multiHeadAttention', [x3, { ...w, heads: 3, causal: true, results: 'out' }]],
   ['multiHeadAttentionBackward', [x3, r([2, 4, 9], 23), { ...w, heads: 3, causal: true }]],
   ['multiHeadAttentionBackward', [x3, r([2, 4, 9], 24), { ...w, heads: 3, memory }]],
   ['attentionStats', [core.softmax(r([2, 3, 4], 25), { mask, maskOrder: 'before' })]],

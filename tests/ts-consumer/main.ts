@@ -28,6 +28,13 @@ const W = () => core.randn([6, 6], 2);
 const mha = core.multiHeadAttention(X, { wq: W(), wk: W(), wv: W(), heads: 3, causal: true, scale: 'head' });
 const weights: Tensor = mha.weights;
 check(weights.shape.join() === '1,3,4,4', `weights shape ${weights.shape}`);
+// results: 'out' asks for out alone: the result has no weights (typed so), and the same out
+const wq = W(), wk = W(), wv = W();
+const full = core.multiHeadAttention(X, { wq, wk, wv, heads: 3, causal: true });
+const only = core.multiHeadAttention(X, { wq, wk, wv, heads: 3, causal: true, results: 'out' });
+const onlyOut: Tensor = only.out;
+// @ts-expect-error out alone has no weights
+check(only.weights === undefined && onlyOut.data.every((v, i) => Object.is(v, full.out.data[i])), 'results out');
 const back = core.multiHeadAttentionBackward(X, mha.out, { wq: W(), wk: W(), wv: W(), heads: 3 });
 check(back.dx.shape.join() === '1,4,6' && back.dmemory === undefined, 'backward fields');
 

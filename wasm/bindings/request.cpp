@@ -135,6 +135,7 @@ public:
         b_.json += "]}";
         return *this;
     }
+    void reserve(std::size_t n) override { b_.out.reserve(b_.out.size() + n); }
     Writer& values(const double* p, std::size_t n) override {
         sep();
         b_.json += "{\"$\":[";

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/attention.hpp"
@@ -48,6 +49,10 @@ struct Field {
     bool optional = false;   // present in some results only
     const char* doc = "";    // one line, where the name does not say it all
     bool by_js = false;      // added by wasm/js/api.js, not written by the core
+    // an optional field present unless the call's option `option` has the value `value`, and then
+    // absent ({"omittedBy": {option, value}}: the TypeScript declarations give each case its type)
+    const char* omitted_option = "";
+    const char* omitted_value = "";
 };
 
 // Builders for the declarations below and the table's.
@@ -68,6 +73,10 @@ inline Type one_of(std::vector<Type> alternatives) { return Type{ResultKind::one
 inline Type model(std::vector<Field> config) { return Type{ResultKind::model, std::move(config), {}, ""}; }
 inline Field field(const char* name, Type t, const char* doc = "") { return Field{name, std::move(t), false, doc, false}; }
 inline Field optional(const char* name, Type t, const char* doc = "") { return Field{name, std::move(t), true, doc, false}; }
+// present unless the option `option` is `value` (results: 'out')
+inline Field omitted_by(const char* name, Type t, const char* option, const char* value, const char* doc = "") {
+    return Field{name, std::move(t), true, doc, false, option, value};
+}
 // an object of tensors
 inline Type tensors(std::initializer_list<const char*> names) {
     std::vector<Field> f;
@@ -95,6 +104,8 @@ public:
     virtual Writer& string(const std::string& s) = 0;
     virtual Writer& tensor(const Tensor& t) = 0;                     // {shape, data: Float64Array}
     virtual Writer& values(const double* p, std::size_t n) = 0;      // a Float64Array alone
+    // A hint: about n more float64 values follow (the wire grows its buffer once, not per tensor).
+    virtual void reserve(std::size_t /*n*/) {}
     Writer& numbers(const std::vector<double>& v) {
         begin_list();
         for (double x : v) number(x);
@@ -122,16 +133,27 @@ template <> inline Type result_type<SoftmaxResult>() {
                    field("maskedRows", array(numbers()), "the index over the non-dim axes of each row with nothing allowed")});
 }
 inline void write(Writer& w, const SdpaResult& r) {
+    w.reserve(r.out.size() + r.weights.size() + r.scores.size());
     w.begin().key("out").tensor(r.out).key("weights").tensor(r.weights).key("scores").tensor(r.scores).end();
 }
 template <> inline Type result_type<SdpaResult>() { return returns::tensors({"out", "weights", "scores"}); }
 inline void write(Writer& w, const SdpaGrads& g) { w.begin().key("dq").tensor(g.dq).key("dk").tensor(g.dk).key("dv").tensor(g.dv).end(); }
 template <> inline Type result_type<SdpaGrads>() { return returns::tensors({"dq", "dk", "dv"}); }
+// out, and the others unless the call asked for out alone (results: 'out' leaves them empty, rank 0)
 inline void write(Writer& w, const MhaResult& r) {
-    w.begin().key("out").tensor(r.out).key("weights").tensor(r.weights).key("scores").tensor(r.scores);
-    w.key("q").tensor(r.q).key("k").tensor(r.k).key("v").tensor(r.v).end();
+    w.reserve(r.out.size() + r.weights.size() + r.scores.size() + r.q.size() + r.k.size() + r.v.size());
+    w.begin().key("out").tensor(r.out);
+    for (const auto& [name, t] : {std::pair{"weights", &r.weights}, std::pair{"scores", &r.scores}, std::pair{"q", &r.q},
+                                  std::pair{"k", &r.k}, std::pair{"v", &r.v}})
+        if (t->dimension() > 0) w.key(name).tensor(*t);
+    w.end();
 }
-template <> inline Type result_type<MhaResult>() { return returns::tensors({"out", "weights", "scores", "q", "k", "v"}); }
+template <> inline Type result_type<MhaResult>() {
+    using namespace returns;
+    std::vector<Field> f{field("out", tensor())};
+    for (const char* n : {"weights", "scores", "q", "k", "v"}) f.push_back(omitted_by(n, tensor(), "results", "out", "left out with results: 'out'"));
+    return object(std::move(f));
+}
 inline void write(Writer& w, const MhaGrads& g) {
     w.begin().key("dx").tensor(g.dx).key("dwq").tensor(g.dwq).key("dwk").tensor(g.dwk).key("dwv").tensor(g.dwv);
     if (g.dmemory.dimension() > 0) w.key("dmemory").tensor(g.dmemory);   // cross-attention only (an empty xarray has size 1)

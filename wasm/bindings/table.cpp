@@ -98,8 +98,9 @@ const std::vector<Entry>& entries() {
         {"linearWeightToMath", {tensor("w")}, {}, "nn.Linear's (d, C) weight as the math layout (C, d).", RUN(linear_weight_to_math(a.tensor(0)))},
         {"mathWeightToLinear", {tensor("w")}, {}, "A math-layout (C, d) weight as nn.Linear's (d, C).", RUN(math_weight_to_linear(a.tensor(0)))},
         // 18.3, 18.4, 18.6
-        {"multiHeadAttention", {tensor("x"), opts()}, reads(mha_option_set()),
-         "Multi-head (self- or cross-) attention without the output projection.", RUN(multi_head_attention(a.tensor(0), a.options(1)))},
+        {"multiHeadAttention", {tensor("x"), opts()}, reads(multi_head_attention_option_set()),
+         "Multi-head (self- or cross-) attention without the output projection; results: 'out' returns out alone.",
+         RUN(multi_head_attention(a.tensor(0), a.options(1)))},
         {"multiHeadAttentionBackward", {tensor("x"), tensor("gradOut"), opts()}, reads(mha_option_set()),
          "Gradients of multiHeadAttention's output.", RUN(multi_head_attention_backward(a.tensor(0), a.tensor(1), a.options(2)))},
         // 18.4

@@ -91,7 +91,7 @@ std::string joined(const Items& items, F&& item, char open, char close) {
     return out + close;
 }
 
-// A result's declaration: {kind, fields?: [{name, optional?, doc?, ...its type}], of?, value?}
+// A result's declaration: {kind, fields?: [{name, optional?, doc?, omittedBy?: {option, value}, ...its type}], of?, value?}
 std::string type_json(const Type& t) {
     std::string s = "\"kind\":" + quoted(result_kind_name(t.kind));
     if (t.kind == ResultKind::object || t.kind == ResultKind::model)
@@ -99,6 +99,8 @@ std::string type_json(const Type& t) {
             std::string d = "{\"name\":" + quoted(f.name);
             if (f.optional) d += ",\"optional\":true";
             if (*f.doc) d += ",\"doc\":" + quoted(f.doc);
+            if (*f.omitted_option)
+                d += ",\"omittedBy\":{\"option\":" + quoted(f.omitted_option) + ",\"value\":" + quoted(f.omitted_value) + "}";
             return d + "," + type_json(f.type) + "}";
         }, '[', ']');
     if (t.kind == ResultKind::array || t.kind == ResultKind::record) s += ",\"of\":{" + type_json(t.of.at(0)) + "}";

@@ -162,10 +162,13 @@ const G = {
   },
 
   multiHeadAttention(fn, [x, opts]) {
-    const m = mhaArgs(fn, optionsArg(fn, opts, MHA_DEFAULTS));
+    const { results, ...o } = optionsArg(fn, opts, { ...MHA_DEFAULTS, results: 'all' });
+    if (results !== 'all' && results !== 'out') fail(fn, "opts.results must be 'all' or 'out'");
+    const m = mhaArgs(fn, o);
+    const shown = results === 'out' ? ['out'] : ['out', 'weights', 'scores', 'q', 'k', 'v'];   // out alone: the core returns {out}
     return program(header('core.multiHeadAttention(x, opts) in PyTorch.'), pyMha(), assign('x', tensorArg(fn, 'x', x)), mhaSetup(m),
       `out, weights, scores, q, k, v = ${mhaCall(m)}`,
-      ['out', 'weights', 'scores', 'q', 'k', 'v'].map((n) => show(n, `${n}.tolist()`)).join('\n'));
+      shown.map((n) => show(n, `${n}.tolist()`)).join('\n'));
   },
 
   multiHeadAttentionBackward(fn, [x, gradOut, opts]) {

@@ -214,11 +214,14 @@ struct RowLayout {
 inline RowLayout dense(std::size_t T, std::size_t d) { return {1, T * d, 0, d}; }
 
 // q, k, v and out as laid out by their RowLayouts; scores and weights: (N, Tq, Tk). scores may be
-// null (the GPT keeps only the weights): then the masked scores are not computed at all.
-void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
+// null (the GPT keeps only the weights; multi_head_attention_out nothing): then the masked scores
+// are not computed at all, and the result says whether every score computed was finite (with
+// scores kept, the caller checks them; true then). weights_row: `weights` is one row of Tk, reused
+// for every row (nothing (N, Tq, Tk) is kept; scores must be null). out is the same bits either way.
+bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
                          std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
                          double scale, bool causal, double* scores, double* weights, double* out,
-                         RowLayout lq, RowLayout lk, RowLayout lv, RowLayout lo);
+                         RowLayout lq, RowLayout lk, RowLayout lv, RowLayout lo, bool weights_row = false);
 inline void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
                                 std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
                                 double scale, bool causal, double* scores, double* weights, double* out) {

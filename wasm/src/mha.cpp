@@ -2,6 +2,8 @@
 // self-attention or cross-attention over a memory, and the analytic backward pass.
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "internal.hpp"
 
@@ -78,22 +80,38 @@ void input_grad(const Tensor& g, const Tensor& w, Tensor& dx) {
     detail::gemm_nt_acc(dx.data(), g.data(), w.data(), g.shape()[0] * g.shape()[1], g.shape()[2], w.shape()[0]);
 }
 
+// q, k, v and where each head's rows are in them: what both forwards (every result, out alone) start from
+struct Projected { Tensor q, k, v; double scale; detail::RowLayout lq, lkv; };
+
+// x (B, T, C) -> q (B, T, D), k and v (B, Tk, D); fn: the public function (named in the overflow errors)
+Projected project_heads(const Tensor& x, const MhaOptions& o, const MhaDims& D, const char* fn) {
+    Projected p;
+    const Tensor& src = o.has_memory ? o.memory : x;   // cross-attention: K, V from the memory
+    p.q = project(x, o.wq);     // (B, T, C) x (C, D) -> (B, T, D)
+    p.k = project(src, o.wk);   // (B, Tk, D)
+    p.v = project(src, o.wv);   // (B, Tk, D)
+    detail::require_no_overflow(fn, "projections", "q = x wq", p.q);
+    detail::require_no_overflow(fn, "projections", "k = src wk", p.k);
+    detail::require_no_overflow(fn, "projections", "v = src wv", p.v);
+    // head h of (B, T, NH * hs) is the column block h*hs .. (h+1)*hs-1: the kernel reads it in place
+    p.lq = {D.NH, D.T * D.D, D.hs, D.D};
+    p.lkv = {D.NH, D.Tk * D.D, D.hs, D.D};
+    p.scale = o.scale.factor(D.hs, D.C);
+    return p;
+}
+
 struct Forward { MhaResult res; double scale; detail::RowLayout lq, lkv; };
 
-// fn: the public function that runs this forward (its name is in the overflow errors)
+// x (B, T, C) -> every result: out (B, T, D), scores and weights (B, NH, T, Tk), q, k, v
 Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D, const char* fn) {
+    Projected p = project_heads(x, o, D, fn);
     Forward f;
-    const Tensor& src = o.has_memory ? o.memory : x;   // cross-attention: K, V from the memory
-    f.res.q = project(x, o.wq);     // (B, T, C) x (C, D) -> (B, T, D)
-    f.res.k = project(src, o.wk);   // (B, Tk, D)
-    f.res.v = project(src, o.wv);   // (B, Tk, D)
-    detail::require_no_overflow(fn, "projections", "q = x wq", f.res.q);
-    detail::require_no_overflow(fn, "projections", "k = src wk", f.res.k);
-    detail::require_no_overflow(fn, "projections", "v = src wv", f.res.v);
-    // head h of (B, T, NH * hs) is the column block h*hs .. (h+1)*hs-1: the kernel reads it in place
-    f.lq = {D.NH, D.T * D.D, D.hs, D.D};
-    f.lkv = {D.NH, D.Tk * D.D, D.hs, D.D};
-    f.scale = o.scale.factor(D.hs, D.C);
+    f.scale = p.scale;
+    f.lq = p.lq;
+    f.lkv = p.lkv;
+    f.res.q = std::move(p.q);
+    f.res.k = std::move(p.k);
+    f.res.v = std::move(p.v);
     f.res.scores = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
     f.res.weights = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
     f.res.out = Tensor::from_shape({D.B, D.T, D.D});   // (B, T, NH * hs): heads written in place
@@ -104,11 +122,32 @@ Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D, const ch
     return f;
 }
 
+// x (B, T, C) -> out (B, T, D) alone, the same bits: one row of weights (Tk) reused for every
+// (b, h, t), so nothing (B, NH, T, Tk) is allocated, written or read back, and the masked scores
+// are not computed
+Tensor forward_out(const Tensor& x, const MhaOptions& o, const MhaDims& D, const char* fn) {
+    const Projected p = project_heads(x, o, D, fn);
+    Tensor out = Tensor::from_shape({D.B, D.T, D.D});
+    std::vector<double> row(D.Tk);
+    if (!detail::sdpa_forward_kernel(p.q.data(), p.k.data(), p.v.data(), D.B * D.NH, D.T, D.Tk, D.hs, D.hs, p.scale, o.causal,
+                                     nullptr, row.data(), out.data(), p.lq, p.lkv, p.lkv, p.lq, /*weights_row=*/true)) {
+        forward(x, o, D, fn);   // a visible score overflowed: the forward that keeps the scores names it
+        throw Error(ErrorCode::internal, {{"fn", fn}, {"detail", "a score overflowed that the scores do not show"}});
+    }
+    detail::require_no_overflow(fn, "outputs", "", out);
+    return out;
+}
+
 }  // namespace
 
 MhaResult multi_head_attention(const Tensor& x, const MhaOptions& opts) {
     const MhaDims D = check_mha(x, opts, "multiHeadAttention");
     return forward(x, opts, D, "multiHeadAttention").res;
+}
+
+Tensor multi_head_attention_out(const Tensor& x, const MhaOptions& opts) {
+    const MhaDims D = check_mha(x, opts, "multiHeadAttention");
+    return forward_out(x, opts, D, "multiHeadAttention");
 }
 
 // ---- options ---------------------------------------------------------------------------------
@@ -124,10 +163,20 @@ constexpr OptionSpec kScale{"scale", OptionKind::number_or_choice,
                             "what q.k is multiplied by: 'head' (the default, 1/sqrt(hs)), 'model' (1/sqrt(C)), 'none' (1) or a number", kScales};
 constexpr OptionSpec kMemory{"memory", OptionKind::tensor,
                              "(B, Tin, C): keys and values come from here (cross-attention); left out: self-attention"};
+constexpr const char* kResultsValues[] = {"all", "out"};
+constexpr OptionSpec kResults{"results", OptionKind::choice,
+                              "'all' (the default): out, weights, scores, q, k and v; 'out': out alone, the same bits, without "
+                              "making the (B, NH, T, Tk) scores and weights (faster; the masked scores are not computed)",
+                              kResultsValues};
 }  // namespace
 
 const OptionSet& mha_option_set() {
     static const OptionSet set{&kWq, &kWk, &kWv, &kHeads, &kCausal, &kScale, &kMemory};
+    return set;
+}
+
+const OptionSet& multi_head_attention_option_set() {
+    static const OptionSet set = detail::joined(mha_option_set(), {&kResults});
     return set;
 }
 
@@ -144,7 +193,15 @@ MhaOptions detail::read_mha_options(OptionReader& r) {
 }
 
 MhaResult multi_head_attention(const Tensor& x, const Options& opts) {
-    return multi_head_attention(x, detail::read_options(opts, "multiHeadAttention", mha_option_set(), detail::read_mha_options));
+    struct Read { MhaOptions mha; bool out_only; };
+    const Read r = detail::read_options(opts, "multiHeadAttention", multi_head_attention_option_set(), [](detail::OptionReader& in) {
+        MhaOptions mha = detail::read_mha_options(in);
+        return Read{std::move(mha), in.choice(kResults, "all") == "out"};
+    });
+    if (!r.out_only) return multi_head_attention(x, r.mha);
+    MhaResult res;   // out alone: the other tensors stay empty (rank 0), and the writer leaves them out
+    res.out = multi_head_attention_out(x, r.mha);
+    return res;
 }
 
 MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const MhaOptions& o) {

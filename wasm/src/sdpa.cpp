@@ -10,17 +10,19 @@ namespace attn {
 
 namespace detail {
 
-void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
+bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
                          std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
                          double scale, bool causal, double* scores, double* weights, double* out,
-                         RowLayout lq, RowLayout lk, RowLayout lv, RowLayout lo) {
+                         RowLayout lq, RowLayout lk, RowLayout lv, RowLayout lo, bool weights_row) {
+    // finite stays 0 while every score not kept is finite (inf * 0 and NaN * 0 are NaN): no branch
+    double finite = 0.0;
     for (std::size_t n = 0; n < N; ++n) {
         const double* qn = q + lq.base(n);
         const double* kn = k + lk.base(n);
         const double* vn = v + lv.base(n);
         double* on = out + lo.base(n);
         for (std::size_t i = 0; i < Tq; ++i) {
-            double* wrow = weights + (n * Tq + i) * Tk;
+            double* wrow = weights_row ? weights : weights + (n * Tq + i) * Tk;   // one reused row, or (N, Tq, Tk)
             double* srow = scores ? scores + (n * Tq + i) * Tk : wrow;   // no scores kept: work in the weights' row
             double* orow = on + i * lo.row;
             const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
@@ -34,12 +36,16 @@ void sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
             // exactly zero weight and the visible entries still sum to 1. j <= i keeps j = 0.
             double mx = srow[0];
             for (std::size_t j = 1; j < visible; ++j) mx = std::max(mx, srow[j]);
+            if (!scores)
+                for (std::size_t j = 0; j < visible; ++j) finite += srow[j] * 0.0;
             double sum = 0.0;
-            for (std::size_t j = 0; j < Tk; ++j) {
-                wrow[j] = j < visible ? std::exp(srow[j] - mx) : 0.0;
+            for (std::size_t j = 0; j < visible; ++j) {
+                wrow[j] = std::exp(srow[j] - mx);
                 sum += wrow[j];
             }
-            for (std::size_t j = 0; j < visible; ++j) wrow[j] /= sum;   // the masked ones are 0 already
+            for (std::size_t j = 0; j < visible; ++j) wrow[j] /= sum;
+            if (!weights_row)   // a kept row: the masked weights are 0 (a reused row is read up to `visible` only)
+                for (std::size_t j = visible; j < Tk; ++j) wrow[j] = 0.0;
             // Y = A V   (Tq, Tk) x (Tk, dv) -> (Tq, dv), four rows of V per pass over the output row
             // (added in the order j = 0, 1, 2, ...: the same bits as one row at a time)
             for (std::size_t c = 0; c < dv; ++c) orow[c] = 0.0;
@@ -55,6 +61,7 @@ void sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
             }
         }
     }
+    return finite == 0.0;
 }
 
 void sdpa_backward_kernel(const double* q, const double* k, const double* v, const double* weights,

@@ -164,13 +164,22 @@ struct MhaResult {
     Tensor scores;    // (B, NH, T, Tk), scaled, before masking
     Tensor q, k, v;   // (B, T, D), (B, Tk, D), (B, Tk, D)
 };
+// x (B, T, C) -> every result above.
 MhaResult multi_head_attention(const Tensor& x, const MhaOptions& opts);
+// x (B, T, C) -> out (B, T, D) alone, bit for bit multi_head_attention's out: the (B, NH, T, Tk)
+// scores and weights are never made (one row of Tk at a time) and the masked scores are not
+// computed, so a score that overflows is an error only where a key is visible. Errors name
+// multiHeadAttention (JS reaches this through its option results: 'out').
+Tensor multi_head_attention_out(const Tensor& x, const MhaOptions& opts);
+// x (B, T, C) and the multi-head options, plus results: 'all' (the default) or 'out' (out alone:
+// the other tensors of the result are empty, rank 0).
 MhaResult multi_head_attention(const Tensor& x, const Options& opts);
+const OptionSet& multi_head_attention_option_set();   // the multi-head options (mha_option_set) and results
 
 struct MhaGrads { Tensor dx, dwq, dwk, dwv, dmemory; };  // dmemory empty unless cross
 MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const MhaOptions& opts);
 MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const Options& opts);
-const OptionSet& mha_option_set();   // wq, wk, wv, heads, causal, scale, memory: both of the above
+const OptionSet& mha_option_set();   // wq, wk, wv, heads, causal, scale, memory: the backward's, and the forward's with results
 
 // ---------------------------------------------------------------------------------------
 // 18.4 Statistics.
