@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "explain.hpp"
+#include "kernels.hpp"
 
 namespace attn::provenance {
 

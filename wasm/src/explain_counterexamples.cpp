@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "explain.hpp"
+#include "kernels.hpp"
 
 namespace attn::provenance {
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "internal.hpp"
+#include "kernels.hpp"
 
 namespace attn::detail {
 
@@ -88,7 +89,7 @@ void linear_backward(double* dinp, double* dw, double* db, const double* dout, c
 // ---- attention (the lab's sdpa kernels) ---------------------------------------------------------
 // The GPT's attention is the lab's own sdpa kernels (the ones 18.3 to 18.7 show), reading the heads
 // in place from the packed qkv; their dot products sum in two interleaved partial sums (dot2 in
-// internal.hpp), as do the tied head's logits (gemm_nt_acc).
+// kernels.hpp), as do the tied head's logits (gemm_nt_acc).
 namespace {
 // Group n = b * NH + h of the packed qkv (B, T, 3C): q of head h starts at qkv + b T 3C + h hs,
 // k and v C and 2C further on; rows are 3C apart. The output (B, T, C): rows C apart.

@@ -8,6 +8,7 @@
 #include "attn/gpt.hpp"
 #include "gpt_kernels.hpp"
 #include "internal.hpp"
+#include "kernels.hpp"
 
 namespace attn {
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "internal.hpp"
+#include "kernels.hpp"
 
 namespace attn {
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "internal.hpp"
+#include "kernels.hpp"
 
 namespace attn {
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "internal.hpp"
+#include "kernels.hpp"
 
 namespace attn {
 

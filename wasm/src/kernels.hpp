@@ -1,0 +1,113 @@
+// The raw kernels behind the public functions (no checks: callers check first): dot products and
+// matrix products in a fixed order of additions, and the attention forward and backward passes.
+// A header of their own, apart from internal.hpp, so that a change to them (or a mutant planted in
+// them, scripts/mutants.mjs) recompiles only the translation units that call them.
+#pragma once
+
+#include <cstddef>
+
+namespace attn::detail {
+
+// Dot product with two interleaved partial sums (even and odd indices), added at the end: the
+// same order in every build, so native and WebAssembly agree bit for bit (docs/toolchain.md,
+// item 10), and two independent chains that the compilers can keep in one SIMD register.
+inline double dot2(const double* a, const double* b, std::size_t n) {
+    double s0 = 0.0, s1 = 0.0;
+    std::size_t c = 0;
+    for (; c + 1 < n; c += 2) {
+        s0 += a[c] * b[c];
+        s1 += a[c + 1] * b[c + 1];
+    }
+    if (c < n) s0 += a[c] * b[c];
+    return s0 + s1;
+}
+// out[r] = dot2(a, b + r * stride, n) * scale for r = 0..3: four dot products against one `a`, each
+// summed exactly as dot2 sums it (the same bits), in eight independent chains that share the loads
+// of `a` (one chain at a time waits on each addition: the attention scores' hot loop).
+inline void dot2x4(const double* a, const double* b, std::size_t stride, std::size_t n, double scale, double* out) {
+    const double *b0 = b, *b1 = b + stride, *b2 = b + 2 * stride, *b3 = b + 3 * stride;
+    double e0 = 0.0, e1 = 0.0, e2 = 0.0, e3 = 0.0, o0 = 0.0, o1 = 0.0, o2 = 0.0, o3 = 0.0;
+    std::size_t c = 0;
+    for (; c + 1 < n; c += 2) {
+        const double x = a[c], y = a[c + 1];
+        e0 += x * b0[c]; o0 += y * b0[c + 1];
+        e1 += x * b1[c]; o1 += y * b1[c + 1];
+        e2 += x * b2[c]; o2 += y * b2[c + 1];
+        e3 += x * b3[c]; o3 += y * b3[c + 1];
+    }
+    if (c < n) { e0 += a[c] * b0[c]; e1 += a[c] * b1[c]; e2 += a[c] * b2[c]; e3 += a[c] * b3[c]; }
+    out[0] = (e0 + o0) * scale;
+    out[1] = (e1 + o1) * scale;
+    out[2] = (e2 + o2) * scale;
+    out[3] = (e3 + o3) * scale;
+}
+
+// Matrix products, row-major, accumulating into `out` (the caller zeroes it or puts a bias there);
+// the project's own because there is no BLAS for WebAssembly (docs/toolchain.md, item 9).
+// out (n, m) += a (n, k) b (k, m); four rows of b per pass over a row of out, added in the order
+// c = 0, 1, 2, ... (the same bits as one row at a time, with a quarter of the loads and stores of out)
+inline void gemm_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t k, std::size_t m) {
+    for (std::size_t i = 0; i < n; ++i) {
+        double* o = out + i * m;
+        const double* ai = a + i * k;
+        std::size_t c = 0;
+        for (; c + 4 <= k; c += 4) {
+            const double a0 = ai[c], a1 = ai[c + 1], a2 = ai[c + 2], a3 = ai[c + 3];
+            const double *b0 = b + c * m, *b1 = b0 + m, *b2 = b1 + m, *b3 = b2 + m;
+            for (std::size_t j = 0; j < m; ++j) o[j] = (((o[j] + a0 * b0[j]) + a1 * b1[j]) + a2 * b2[j]) + a3 * b3[j];
+        }
+        for (; c < k; ++c) {
+            const double av = ai[c];
+            const double* br = b + c * m;
+            for (std::size_t j = 0; j < m; ++j) o[j] += av * br[j];
+        }
+    }
+}
+// out (k, m) += a^T b for a (n, k), b (n, m): weight gradients
+inline void gemm_tn_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t k, std::size_t m) {
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t c = 0; c < k; ++c) {
+            const double av = a[i * k + c];
+            const double* br = b + i * m;
+            double* o = out + c * m;
+            for (std::size_t j = 0; j < m; ++j) o[j] += av * br[j];
+        }
+}
+// out (n, k) += a b^T for a (n, m), b (k, m): input gradients
+inline void gemm_nt_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t m, std::size_t k) {
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t c = 0; c < k; ++c) out[i * k + c] += dot2(a + i * m, b + c * m, m);
+}
+
+// Where the rows of one (batch, head) group live: group n = b * heads + h starts at
+// b * batch + h * head and its rows are `row` apart. Plain (N, T, d) tensors are {1, T * d, 0, d};
+// the heads of a (B, T, NH * hs) projection are {NH, T * NH * hs, hs, NH * hs}: no copies to split them.
+struct RowLayout {
+    std::size_t heads, batch, head, row;
+    std::size_t base(std::size_t n) const { return (n / heads) * batch + (n % heads) * head; }
+};
+inline RowLayout dense(std::size_t T, std::size_t d) { return {1, T * d, 0, d}; }
+
+// q, k, v and out as laid out by their RowLayouts; scores and weights: (N, Tq, Tk). scores may be
+// null (the GPT keeps only the weights; multi_head_attention_out nothing): then the masked scores
+// are not computed at all, and the result says whether every score computed was finite (with
+// scores kept, the caller checks them; true then). weights_row: `weights` is one row of Tk, reused
+// for every row (nothing (N, Tq, Tk) is kept; scores must be null). out is the same bits either way.
+bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
+                         std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
+                         double scale, bool causal, double* scores, double* weights, double* out,
+                         RowLayout lq, RowLayout lk, RowLayout lv, RowLayout lo, bool weights_row = false);
+inline void sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
+                                std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
+                                double scale, bool causal, double* scores, double* weights, double* out) {
+    sdpa_forward_kernel(q, k, v, N, Tq, Tk, d, dv, scale, causal, scores, weights, out, dense(Tq, d), dense(Tk, d),
+                        dense(Tk, dv), dense(Tq, dv));
+}
+// Given weights from the forward pass: dq, dk, dv laid out like q, k, v; dout like out. Adds into
+// dq, dk, dv (the caller zeroes them).
+void sdpa_backward_kernel(const double* q, const double* k, const double* v, const double* weights,
+                          const double* dout, std::size_t N, std::size_t Tq, std::size_t Tk,
+                          std::size_t d, std::size_t dv, double scale, bool causal, double* dq, double* dk,
+                          double* dvv, RowLayout lq, RowLayout lk, RowLayout lv, RowLayout lo);
+
+}  // namespace attn::detail
