@@ -73,7 +73,7 @@ export const strings = {
     name_causalAverage_misses_itself: '只平均之前的位置，漏掉了自己',
     mistake_causalAverage_misses_itself: '每一行只平均 t 之前的位置，漏掉了 t 自己（第 0 行于是没有可平均的数，成了 NaN）。下三角要包括对角线：tril(ones)，而不是 tril(ones, diagonal=-1)。',
     name_causalAverage_over_channels: '沿特征维做了平均',
-    mistake_causalAverage_over_channels: '逐行平均做在了特征维 C 上，而不是时间维 T 上：A 乘在了右边（X @ A.T），或者作用在了错误的维上。A 是 (T, T)，作用于位置：Y = A @ X。',
+    mistake_causalAverage_over_channels: '逐行平均做在了特征维 C 上，而不是时间维 T 上：平均矩阵按 (C, C) 构造、乘在了右边（X @ A.T），或者作用在了错误的维上。A 是 (T, T)，作用于位置：Y = A @ X。',
     // check softmax (18.2)
     name_softmax_mask_after: '先 softmax 后遮罩',
     mistake_softmax_mask_after: '遮罩放在了 softmax 之后：每一行先在所有位置（包括未来）上归一化，之后才把未来的权重清零，所以有格子被遮住的行加起来不足 1。应先把被遮住的分数填成 −∞，再做 softmax。',
@@ -81,7 +81,7 @@ export const strings = {
     mistake_softmax_no_mask: '没有加因果遮罩：每一行把权重分给了所有位置，包括未来。做 softmax 之前，把对角线上方的分数填成 −∞。',
     name_softmax_softmax_over_queries: 'softmax 沿错了维',
     mistake_softmax_softmax_over_queries: 'softmax 沿接收位置那一维做了（dim=-2，即倒数第二维：(T, T) 的分数里是 dim=0，(B, T, T) 或 (头数, T, T) 里是 dim=1），于是每一列和为 1，而不是每一行。注意力要在来源 j 上归一化，也就是最后一维：softmax(dim=-1)。',
-    name_softmax_sees_one_future: '遮罩差一位：多看了一个未来',
+    name_softmax_sees_one_future: '遮罩差一位：多看了一个未来位置',
     mistake_softmax_sees_one_future: '遮罩差了一位：每个位置还看到了下一个位置（tril(..., diagonal=1)，或 j ≤ t + 1）。位置 t 只能看 j ≤ t。',
     name_softmax_misses_itself: '遮罩差一位：遮住了自己',
     mistake_softmax_misses_itself: '遮罩往另一边差了一位：每个位置把自己也遮住了（tril(..., diagonal=-1)，或 j < t），第 0 行什么都不剩，成了 NaN。对角线要允许：j ≤ t。',
@@ -96,7 +96,7 @@ export const strings = {
     mistake_attention_mask_after: '遮罩放在了 softmax 之后：权重先在所有位置（包括未来）上归一化，再把未来清零，每行的权重和不足 1，输出也随之变小。应先把被遮住的分数填成 −∞，再做 softmax。',
     name_attention_no_mask: '没有因果遮罩',
     mistake_attention_no_mask: '没有因果遮罩：每个位置也读到了它之后的位置。softmax 之前，把对角线上方的分数填成 −∞。',
-    name_attention_sees_one_future: '遮罩差一位：多看了一个未来',
+    name_attention_sees_one_future: '遮罩差一位：多看了一个未来位置',
     mistake_attention_sees_one_future: '遮罩差了一位：每个位置还看到了下一个位置（tril(..., diagonal=1)，或 j ≤ t + 1）。位置 t 只能看 j ≤ t。',
     name_attention_misses_itself: '遮罩差一位：遮住了自己',
     mistake_attention_misses_itself: '遮罩往另一边差了一位：每个位置把自己也遮住了（tril(..., diagonal=-1)，或 j < t），第 0 行什么都不剩，成了 NaN。对角线要允许：j ≤ t。',
@@ -107,7 +107,7 @@ export const strings = {
     name_attention_softmax_over_queries: 'softmax 沿错了维',
     mistake_attention_softmax_over_queries: 'softmax 沿接收位置（查询）那一维做了，于是每一列和为 1，而不是每一行。注意力要在来源（键）上归一化，也就是最后一维：softmax(dim=-1)。',
     name_attention_heads_not_split: '没有拆成多个头',
-    mistake_attention_heads_not_split: '没有拆头：在整个宽度 D 上做了一次注意力，而不是每个宽 hs 的若干个头各做一次。算分数之前把 Q、K、V 变成 (B, 头数, T, hs)（view 再 transpose(1, 2)），算完再把各头拼回去。',
+    mistake_attention_heads_not_split: '没有拆头：在整个宽度 C 上做了一次注意力，而不是每个宽 hs 的若干个头各做一次。算分数之前把 Q、K、V 变成 (B, 头数, T, hs)（view 再 transpose(1, 2)），算完再把各头拼回去。',
     name_attention_weights_transposed: '权重用成了转置',
     mistake_attention_weights_transposed: '权重用成了转置：对数学布局的权重算了 X @ Wᵀ（或对 nn.Linear 的 (d, C) 存储算了 X @ W）。数学布局 (C, d) 下 Q = X @ W_Q；nn.Linear 存的是 (d, C)，算的是 X @ W.T。',
     // check positions (18.5)
@@ -188,7 +188,7 @@ export const strings = {
     name_causalAverage_misses_itself: 'the past without the position itself',
     mistake_causalAverage_misses_itself: 'Each row averages only the positions before t and leaves out t itself (row 0 then has nothing to average and is NaN). The lower triangle includes the diagonal: tril(ones), not tril(ones, diagonal=-1).',
     name_causalAverage_over_channels: 'averaged along the features',
-    mistake_causalAverage_over_channels: 'The running mean runs along the features C instead of along time T: A was applied from the right (X @ A.T) or on the wrong axis. A is (T, T) and acts on the positions: Y = A @ X.',
+    mistake_causalAverage_over_channels: 'The running mean runs along the features C instead of along time T: the averaging matrix was built (C, C) and applied from the right (X @ A.T), or on the wrong axis. A is (T, T) and acts on the positions: Y = A @ X.',
     // check softmax (18.2)
     name_softmax_mask_after: 'the mask after the softmax',
     mistake_softmax_mask_after: 'The mask comes after the softmax: each row was normalised over every position, the future included, and only then were the future weights set to 0, so rows with masked entries sum to less than 1. Fill the masked scores with −∞ first, then take the softmax.',
@@ -222,7 +222,7 @@ export const strings = {
     name_attention_softmax_over_queries: 'the softmax over the wrong axis',
     mistake_attention_softmax_over_queries: 'The softmax ran over the receivers (the queries), so each column sums to 1 instead of each row. Attention normalises over the sources (the keys), the last axis: softmax(dim=-1).',
     name_attention_heads_not_split: 'the heads not split',
-    mistake_attention_heads_not_split: 'The heads were not split: one attention over the whole width D instead of one per head of width hs. Reshape Q, K and V to (B, heads, T, hs) (view, then transpose(1, 2)) before the scores, and join the heads afterwards.',
+    mistake_attention_heads_not_split: 'The heads were not split: one attention over the whole width C instead of one per head of width hs. Reshape Q, K and V to (B, heads, T, hs) (view, then transpose(1, 2)) before the scores, and join the heads afterwards.',
     name_attention_weights_transposed: 'the weights transposed',
     mistake_attention_weights_transposed: 'The weights were used transposed: X @ Wᵀ with math-layout weights (or X @ W with nn.Linear’s (d, C) storage). In math layout (C, d), Q = X @ W_Q; nn.Linear stores (d, C) and computes X @ W.T.',
     // check positions (18.5)
