@@ -87,7 +87,7 @@ export const strings = {
     mistake_softmax_misses_itself: '遮罩往另一边差了一位：每个位置把自己也遮住了（tril(..., diagonal=-1)，或 j < t），第 0 行什么都不剩，成了 NaN。对角线要允许：j ≤ t。',
     // check attention (18.3, 18.4, 18.6)
     name_attention_scale_model: '除以 √C 而不是 √hs',
-    mistake_attention_scale_model: '分数除以的是模型宽度的 √C，而不是一个头的宽度 √hs。每个头的点积只加 hs = C / 头数 项，所以应除以 √hs。',
+    mistake_attention_scale_model: '分数除以的是模型宽度的 √C，而不是一个头的宽度 √hs。每个头的点积只有 hs = C / 头数 项相加，所以应除以 √hs。',
     name_attention_scale_head_size: '除以 hs 而不是 √hs',
     mistake_attention_scale_head_size: '分数除以的是 hs，而不是 √hs。hs 项之和的标准差是 √hs，缩放要抵消的正是它。',
     name_attention_no_scale: '没有缩放',
