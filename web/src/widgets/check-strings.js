@@ -249,7 +249,7 @@ export const LESSON_PLACES = {
   'causalAverage/sums_not_means': { section: '18.1', en: 'skip the division and you get running sums', zh: '只保留下三角的 1 而不做除法' },
   'causalAverage/sees_future': { section: '18.1', en: 'Everything above the diagonal is zero', zh: '对角线上方全为 0' },
   'causalAverage/misses_itself': { section: '18.1', en: 'averaging every position together with everything before it', zh: '把每个位置连同它之前的全部位置一起平均' },
-  'causalAverage/over_channels': { section: '18.1', en: 'the mean of the earlier feature vectors', zh: '把之前各个位置的特征向量取均值' },
+  'causalAverage/over_channels': { section: '18.1', en: 'is reused for every sequence of the batch', zh: '被广播到批里的每条序列上' },
   'softmax/mask_after': { section: '18.2', en: 'The order matters.', zh: '顺序不能颠倒。' },
   'softmax/no_mask': { section: '18.2', en: 'wherever it may not', zh: '不可以看的填' },
   'softmax/softmax_over_queries': { section: '18.2', en: 'Which axis?', zh: '沿哪一维？' },
