@@ -203,6 +203,8 @@ export interface ParsedTensor extends Tensor {
   resolution: Float64Array;
   form: 'pytorch' | 'numpy' | 'list' | 'rows' | 'npy';
   dtype: string | null;
+  /** whether the text or file states dtype (PyTorch prints none for its default dtype) */
+  dtypeStated: boolean;
 }
 /** Text parse-tensor.js cannot read: code paste_* or npy_* (docs/api.md, "Check my numbers"). */
 export class ParseError extends Error { code: string; params: Record<string, unknown> }

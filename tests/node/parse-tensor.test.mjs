@@ -46,6 +46,9 @@ test('the forms people paste: PyTorch, NumPy (repr and print), lists, rows', () 
     same(r.data, values);
     assert.equal(r.form, form, text);
     assert.equal(r.dtype, dtype, text);
+    // PyTorch's float32 is only implied without dtype=: after torch.set_default_dtype(torch.float64)
+    // (as the lab's copied inputs set) a float64 tensor prints the same
+    assert.equal(r.dtypeStated, /dtype\s*=/.test(text), `${text}: dtypeStated`);
     assert.ok(Math.abs(r.resolution[0] - res0) <= res0 * 1e-9, `${text}: resolution ${r.resolution[0]} is not ${res0}`);
     assert.ok(r.data instanceof Float64Array);
   }
@@ -95,6 +98,10 @@ out['torch_print'] = [str(w), w.tolist()]
 out['torch_small'] = [repr(x * 1e-6), (x * 1e-6).tolist()]
 out['torch_masked'] = [repr(torch.tensor([[float('-inf'), 1.0], [float('nan'), 0.0]])), None]
 out['torch_3d'] = [repr(x.reshape(1, 3, 4)), x.reshape(1, 3, 4).tolist()]
+torch.set_default_dtype(torch.float64)   # as the lab's copied inputs set: a float64 tensor prints no dtype
+out['torch_default_f64'] = [repr(torch.tensor(x.tolist())), x.tolist()]
+out['torch_f32_beside_f64'] = [repr(x.float()), x.float().tolist()]
+torch.set_default_dtype(torch.float32)
 a = x.numpy()
 out['numpy_repr'] = [repr(a), a.tolist()]
 out['numpy_print'] = [str(a), a.tolist()]
@@ -140,6 +147,9 @@ test('what PyTorch and NumPy really print and save reads back (to the printed pr
   }
   assert.equal(parseTensor(prints.torch_f64[0]).dtype, 'float64');
   assert.equal(parseTensor(prints.torch_f32[0]).dtype, 'float32');
+  assert.equal(parseTensor(prints.torch_f32_beside_f64[0]).dtypeStated, true, 'PyTorch names float32 beside the float64 default');
+  assert.equal(parseTensor(prints.torch_f32_beside_f64[0]).dtype, 'float32');
+  assert.equal(parseTensor(prints.torch_default_f64[0]).dtypeStated, false, 'a float64 default prints no dtype: float32 is only a guess');
   assert.equal(parseTensor(prints.numpy_f32[0]).dtype, 'float32');
   for (const [name, [b64, want]] of Object.entries(npys)) {
     const r = parseNpy(Buffer.from(b64, 'base64'));

@@ -136,8 +136,10 @@ const DTYPES = { double: 'float64', float: 'float32', half: 'float16', long: 'in
 
 /**
  * Parse a pasted tensor. Returns {shape, data: Float64Array, resolution: Float64Array, form,
- * dtype}: form is 'pytorch', 'numpy', 'list' or 'rows'; dtype the element type the text states
- * or implies (PyTorch prints no dtype for its default, float32), or null.
+ * dtype, dtypeStated}: form is 'pytorch', 'numpy', 'list' or 'rows'; dtype the element type the
+ * text states or implies (PyTorch prints no dtype for its default, float32), or null; dtypeStated
+ * whether the text says it (a PyTorch tensor without dtype= may be float64 all the same, after
+ * torch.set_default_dtype(torch.float64), as the lab's copied inputs do).
  */
 export function parseTensor(text) {
   if (typeof text !== 'string') fail('paste_not_text', { got: typeof text }, 'not text');
@@ -174,7 +176,7 @@ export function parseTensor(text) {
     const values = body.slice(0, end);
     const implied = /True|False/.test(values) ? 'bool' : /[.eE]|nan|inf/.test(values) ? 'float32' : 'int64';
     const dtype = m ? (DTYPES[m[1]] ?? m[1]) : form === 'pytorch' ? implied : null;
-    return finish(parsed, form, dtype);
+    return finish(parsed, form, dtype, !!m);
   }
   // NumPy's print() writes no commas: [[0.5 0.5]\n [0.5 0.5]]
   if (s.startsWith('[')) return finish(readNested(s, 0, s.length), s.includes(',') ? 'list' : 'numpy', null);
@@ -195,14 +197,14 @@ function readScalar(text) {
  * to half a unit of the tensor's most decimals, at its own exponent (1.0000e-05); a tensor of whole
  * numbers (1., 0.) is exact, and Python's repr (0.1, 0.3333333333333333) is exact to 1e-16. The
  * text of a float32 (or float16) adds half its ulp. */
-function finish({ shape, data, decimals, exponents }, form, dtype) {
+function finish({ shape, data, decimals, exponents }, form, dtype, dtypeStated = dtype !== null) {
   let most = 0;
   decimals.forEach((d) => { if (d > most) most = d; });
   const resolution = Float64Array.from(decimals, (d, i) => (d < 0 || most === 0 ? 0 : 0.5 * 10 ** (exponents[i] - most)));
   // a float32 printed in its shortest form (NumPy's repr: 1.5409961) is its value to half an ulp
   const ulp = { float32: 2 ** -24, float16: 2 ** -11 }[dtype];
   if (ulp) resolution.forEach((r, i) => { if (Number.isFinite(data[i])) resolution[i] = Math.max(r, Math.abs(data[i]) * ulp); });
-  return { shape, data: Float64Array.from(data), resolution, form, dtype };
+  return { shape, data: Float64Array.from(data), resolution, form, dtype, dtypeStated };
 }
 
 /**
@@ -247,7 +249,7 @@ export function parseNpy(input) {
   for (let i = 0; i < n; i++) raw[i] = read(dataStart + i * size, little);
   const data = fortran[1] === 'True' ? fortranToC(raw, shape) : raw;
   const dtype = { f8: 'float64', f4: 'float32', b1: 'bool' }[`${kind}${size}`] ?? `${kind === 'u' ? 'uint' : 'int'}${size * 8}`;
-  return { shape, data, resolution: new Float64Array(n), form: 'npy', dtype };
+  return { shape, data, resolution: new Float64Array(n), form: 'npy', dtype, dtypeStated: true };
 }
 
 /** Column-major (Fortran) values of `shape` in row-major order. */

@@ -16,7 +16,7 @@ export const shared = {
     cellEmpty: '第 {row} 行第 {col} 列为空，请填入数字。',
     cellNaN: '第 {row} 行第 {col} 列的“{text}”不是数字。',
     cellInf: '第 {row} 行第 {col} 列的 {text} 超出了有限数的范围。',
-    cellKeep: '其余结果保持为上一次的有效输入。',
+    cellKeep: '其余结果仍是按上一次的有效输入算出的。',
     addRow: '加一行', removeRow: '减一行', addCol: '加一列', removeCol: '减一列',
     row: '行', col: '列',
     shape: '形状',

@@ -135,9 +135,10 @@ export function checkResult({ t, lang, root }) {
     if (aligned) {
       const max = fmtErr(d.maxDiff);
       if (d.verdict === 'correct') {
-        // float32 is named as the reason only when the tensor says it is float32 (its dtype, a .npy's
-        // type): NumPy's float64 repr (8 decimals) is as close
-        const float32 = parsed.dtype === 'float32' ? 'levelFloat32' : 'levelFloat32Digits';
+        // float32 is named as the reason only when the tensor says it is float32 (its dtype=, a .npy's
+        // type): NumPy's float64 repr (8 decimals) is as close, and PyTorch prints no dtype for a
+        // float64 tensor after torch.set_default_dtype(torch.float64), as the copied inputs set
+        const float32 = parsed.dtype === 'float32' && parsed.dtypeStated ? 'levelFloat32' : 'levelFloat32Digits';
         lines.push(p(t({ float64: 'levelFloat64', float32, printed: 'levelPrinted' }[d.level], { max })));
         if (d.sameAsCorrect.length) lines.push(p(t('sameAsCorrect', { names: names(d.sameAsCorrect) }), '.note'));
       } else {
