@@ -127,12 +127,19 @@ struct FutureProbeInputs { MhaOptions mha; std::size_t t; std::uint64_t seed; };
 FutureProbeInputs read_future_probe_options(OptionReader& r);
 struct DropoutInputs { double p; bool training; std::uint64_t seed; };
 DropoutInputs read_dropout_options(OptionReader& r);
+// dropout's p: in [0, 1), else number_range naming fn and opts.p
+void check_dropout_p(const char* fn, double p);
 
 // Shapes of q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv), checked with messages prefixed by fn.
 struct SdpaDims { std::size_t N, Tq, Tk, d, dv; Shape lead; };
 SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts, std::string_view fn);
 
 // ---- Kernels (no checks) ---------------------------------------------------------------
+// Dropout with its keep mask given (0/1, x's shape): x * keep / (1 - p) in training, x itself in
+// evaluation; dropout() draws the mask, diagnose's dropout check takes the student's.
+Tensor dropout_kept(const Tensor& x, const Tensor& keep, bool training, double p);
+// x * keep * factor: the kept entries scaled by factor, the dropped ones 0
+Tensor scale_kept(const Tensor& x, const Tensor& keep, double factor);
 // Dot product with two interleaved partial sums (even and odd indices), added at the end: the
 // same order in every build, so native and WebAssembly agree bit for bit (docs/toolchain.md,
 // item 10), and two independent chains that the compilers can keep in one SIMD register.
