@@ -222,7 +222,7 @@ Tensor detail::scale_kept(const Tensor& x, const Tensor& keep, double factor) {
     return y;
 }
 
-Tensor detail::dropout_kept(const Tensor& x, const Tensor& keep, bool training, double p) {
+Tensor detail::dropout_kept(const Tensor& x, const Tensor& keep, double p, bool training) {
     if (!training || p == 0.0) return x;   // evaluation: the identity
     const double scale = 1.0 / (1.0 - p);
     return scale_kept(x, keep, scale);
@@ -236,7 +236,7 @@ Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed) {
     detail::Rng rng(seed);
     if (training)
         for (std::size_t i = 0; i < x.size(); ++i) keep.data()[i] = rng.uniform() < p ? 0.0 : 1.0;
-    const Tensor y = detail::dropout_kept(x, keep, training, p);
+    const Tensor y = detail::dropout_kept(x, keep, p, training);
     detail::require_no_overflow("dropout", "kept values", "x / (1 - p)", y);
     return y;
 }

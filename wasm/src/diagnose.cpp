@@ -289,13 +289,14 @@ std::vector<Candidate> dropout_candidates(const DiagnoseInputs& in) {
     return {
         {"correct", [] { return true; }, [&in] {
              check_dropout_inputs(in);
-             return detail::dropout_kept(in.weights, in.keep, in.training, in.p);
+             return detail::dropout_kept(in.weights, in.keep, in.p, in.training);
          }},
         {"no_rescale", [training] { return training; }, scaled(1.0)},
+        // 1 / p: not tried at p = 0 (at p = 0.5 it is 1 / (1 - p): the same as the right result)
         {"divides_by_p", [training, p] { return training && p > 0.0; }, scaled(p > 0.0 ? 1.0 / p : 1.0)},
         {"multiplies_by_1_minus_p", [training] { return training; }, scaled(1.0 - p)},
         // evaluation computed as training: dropped and rescaled
-        {"drops_in_eval", [training] { return !training; }, [&in] { return detail::dropout_kept(in.weights, in.keep, true, in.p); }},
+        {"drops_in_eval", [training] { return !training; }, [&in] { return detail::dropout_kept(in.weights, in.keep, in.p, true); }},
     };
 }
 

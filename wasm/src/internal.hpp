@@ -137,7 +137,7 @@ SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Sdp
 // ---- Kernels (no checks) ---------------------------------------------------------------
 // Dropout with its keep mask given (0/1, x's shape): x * keep / (1 - p) in training, x itself in
 // evaluation; dropout() draws the mask, diagnose's dropout check takes the student's.
-Tensor dropout_kept(const Tensor& x, const Tensor& keep, bool training, double p);
+Tensor dropout_kept(const Tensor& x, const Tensor& keep, double p, bool training);
 // x * keep * factor: the kept entries scaled by factor, the dropped ones 0
 Tensor scale_kept(const Tensor& x, const Tensor& keep, double factor);
 // Dot product with two interleaved partial sums (even and odd indices), added at the end: the

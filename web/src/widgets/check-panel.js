@@ -6,7 +6,7 @@
 // A section takes part through its controller's hook check(state, result) (web/src/section.js),
 // which returns what to compare, from the numbers its compute() got:
 //   {check, inputs, given?, note?, compare: [{key, label, opts?, cell?}]}
-//   check     the core's check: causalAverage, softmax, attention, positions, sdpaBackward
+//   check     the core's check: causalAverage, softmax, attention, positions, sdpaBackward, dropout
 //   inputs    its inputs (tensors and options), exactly those the section computed with
 //   given     the inputs as the student's code takes them, by the names the section's PyTorch
 //             program uses (tensors, numbers, flags); default: the tensors of `inputs`
