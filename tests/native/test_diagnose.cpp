@@ -146,6 +146,109 @@ TEST_SUITE("diagnose") {
         CHECK(split);
     }
 
+    // weights (3, 3), a keep mask, p = 0.25: kept weights times 1 / (1 - p) = 4/3, 1 / p = 4, 1 - p = 3/4
+    const Tensor W = {{1.0, 0.0, 0.0}, {0.5, 0.5, 0.0}, {0.25, 0.25, 0.5}};
+    const Tensor Keep = {{1.0, 0.0, 1.0}, {0.0, 1.0, 1.0}, {1.0, 1.0, 0.0}};
+
+    TEST_CASE("18.7 dropout: the right result in training and in evaluation, each mistake by hand is named") {
+        DiagnoseInputs in;
+        in.weights = W;
+        in.keep = Keep;
+        in.p = 0.25;
+        const double f = 4.0 / 3.0;
+        SUBCASE("training") {
+            const std::pair<const char*, Tensor> cases[] = {
+                {"correct", {{f, 0, 0}, {0, 0.5 * f, 0}, {0.25 * f, 0.25 * f, 0}}},
+                {"no_rescale", {{1, 0, 0}, {0, 0.5, 0}, {0.25, 0.25, 0}}},
+                {"divides_by_p", {{4, 0, 0}, {0, 2, 0}, {1, 1, 0}}},
+                {"multiplies_by_1_minus_p", {{0.75, 0, 0}, {0, 0.375, 0}, {0.1875, 0.1875, 0}}},
+            };
+            for (const auto& c : cases) {
+                const char* id = c.first;
+                const Tensor& student = c.second;
+                CAPTURE(id);
+                const Diagnosis d = check("dropout", in, student);
+                if (std::string(id) == "correct") {
+                    CHECK(d.verdict == "correct");
+                    CHECK(d.level == MatchLevel::Float64);
+                } else {
+                    CHECK(d.verdict == "mistake");
+                    CHECK(d.mistakes == std::vector<std::string>{id});
+                }
+                CHECK(d.same_as_correct.empty());
+                for (const auto& k : d.candidates) CHECK(k.id != "drops_in_eval");   // training: nothing to tell from evaluation
+            }
+        }
+        SUBCASE("evaluation: the identity; dropping and rescaling anyway is the mistake") {
+            in.training = false;
+            const Diagnosis right = check("dropout", in, W);
+            CHECK(right.verdict == "correct");
+            CHECK(right.candidates.size() == 2);   // the right result and drops_in_eval only
+            const Diagnosis d = check("dropout", in, Tensor{{f, 0, 0}, {0, 0.5 * f, 0}, {0.25 * f, 0.25 * f, 0}});
+            CHECK(d.verdict == "mistake");
+            CHECK(d.mistakes == std::vector<std::string>{"drops_in_eval"});
+        }
+        SUBCASE("p = 0.5: 1 / p is 1 / (1 - p), said and not claimed") {
+            in.p = 0.5;
+            const Diagnosis d = check("dropout", in, Tensor{{2, 0, 0}, {0, 1, 0}, {0.5, 0.5, 0}});
+            CHECK(d.verdict == "correct");
+            CHECK(d.same_as_correct == std::vector<std::string>{"divides_by_p"});
+            CHECK(d.mistakes.empty());
+        }
+        SUBCASE("p = 0: nothing dropped could be told from anything") {
+            in.p = 0.0;
+            const Diagnosis d = check("dropout", in, W);
+            CHECK(d.verdict == "correct");
+            for (const auto& k : d.candidates) CHECK(k.id != "divides_by_p");   // 1 / 0: not tried
+        }
+    }
+
+    TEST_CASE("18.7 dropout: a keep mask of another shape, values other than 0 and 1, a p of 1 or below 0 are coded errors") {
+        DiagnoseInputs in;
+        in.weights = W;
+        in.keep = Keep;
+        in.p = 0.25;
+        const Tensor student = W;
+        SUBCASE("the keep mask's shape") {
+            in.keep = Tensor{{1.0, 0.0, 1.0}, {0.0, 1.0, 1.0}};
+            CHECK_THROWS_WITH_AS(check("dropout", in, student), "diagnose: opts.keep must have shape (..., T, T) = (3, 3), got (2, 3)", Error);
+        }
+        SUBCASE("a value of the keep mask") {
+            in.keep(1, 2) = 0.5;
+            CHECK_THROWS_WITH_AS(check("dropout", in, student), "diagnose: opts.keep: every value must lie in {0, 1}, got 0.5 at [1, 2]", Error);
+            try {
+                check("dropout", in, student);
+            } catch (const Error& e) {
+                CHECK(e.code() == ErrorCode::element_range);
+            }
+        }
+        SUBCASE("p") {
+            for (const double p : {1.0, -0.1, nan_}) {
+                CAPTURE(p);
+                in.p = p;
+                CHECK_THROWS_AS(check("dropout", in, student), Error);
+                try {
+                    check("dropout", in, student);
+                } catch (const Error& e) {
+                    CHECK(e.code() == ErrorCode::number_range);
+                }
+            }
+            in.p = 1.0;
+            CHECK_THROWS_WITH_AS(check("dropout", in, student), "diagnose: opts.p must be in [0, 1), got 1", Error);
+        }
+        SUBCASE("through the options: p is needed, a keep mask of another shape") {
+            Options o{{"weights", W}, {"keep", Keep}};
+            CHECK_THROWS_WITH_AS(diagnose("dropout", student, o), doctest::Contains("opts.p"), Error);
+            o["p"] = 0.25;
+            o["keep"] = Tensor(xt::ones<double>({1, 3, 3}));
+            CHECK_THROWS_WITH_AS(diagnose("dropout", student, o), "diagnose: opts.keep must have shape (..., T, T) = (3, 3), got (1, 3, 3)", Error);
+            o["keep"] = Keep;
+            o["training"] = false;
+            CHECK(diagnose("dropout", student, o).verdict == "correct");
+        }
+        CHECK(diagnose_mistakes("dropout") == std::vector<std::string>{"no_rescale", "divides_by_p", "multiplies_by_1_minus_p", "drops_in_eval"});
+    }
+
     TEST_CASE("an unknown check is an Error naming it") {
         DiagnoseInputs in;
         CHECK_THROWS_AS(diagnose("average", in, Tensor(xt::ones<double>({1, 1})), Tensor()), Error);

@@ -11,7 +11,7 @@ import { inputsText, FORMS } from '../../web/src/check-inputs.js';
 import { LANGS } from '../../web/src/i18n.js';
 
 const core = await loadCore();
-const CHECKS = ['causalAverage', 'softmax', 'attention', 'positions', 'sdpaBackward'];
+const CHECKS = ['causalAverage', 'softmax', 'attention', 'positions', 'sdpaBackward', 'dropout'];
 const lesson = (lang, id) => readFileSync(new URL(`../../lessons/${lang}/${id}.md`, import.meta.url), 'utf8').replace(/\*\*?/g, '');
 
 test('every mistake of every check: a name and a sentence in each language, and a paragraph of its lesson', () => {

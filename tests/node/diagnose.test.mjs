@@ -22,6 +22,9 @@ const wq = W(4), wk = W(5), wv = W(6);
 const mem = core.randn([1, 7, 6], 7);                // cross-attention: Tin = 7 keys for T = 5 queries
 const pos = core.positions('sinusoidal', 5, 6, {});  // positions: (T, C)
 const q = core.randn([1, 4, 3], 8), k = core.randn([1, 4, 3], 9), v = core.randn([1, 4, 3], 10), g = core.randn([1, 4, 3], 11);
+// dropout: causal weights (B, T, T), a keep mask of 0 and 1 drawn here, p = 0.3 (1/p and 1/(1-p) part)
+const weights = core.softmax(core.randn([2, 4, 4], 12), { mask: 'causal' });
+const keep = { shape: weights.shape, data: Float64Array.from(core.randn([2, 4, 4], 13).data, (r) => (r > -0.5 ? 1 : 0)) };
 
 const MHA = String.raw`
 def mha(x, wq, wk, wv, H, scale, mask_way='before', shift=0, causal=True, dim=-1, src=None, split=True, transpose=False):
@@ -125,6 +128,19 @@ def autograd(masked=True):
       mask_forgotten_in_backward: 'y = autograd(masked=False)',
     },
   })),
+  ...[true, false].map((training) => ({
+    check: 'dropout', name: `dropout ${training ? 'training' : 'evaluation'}`, inputs: { weights, keep, p: 0.3, training },
+    setup: `A, keep, p = ${lit(weights)}, ${lit(keep)}, 0.3`,
+    programs: training ? {
+      correct: 'y = A * keep / (1 - p)',
+      no_rescale: 'y = A * keep',
+      divides_by_p: 'y = A * keep / p',
+      multiplies_by_1_minus_p: 'y = A * keep * (1 - p)',
+    } : {
+      correct: 'y = A',
+      drops_in_eval: 'y = A * keep / (1 - p)',
+    },
+  })),
 ];
 
 test('every mistake of every check, made by a PyTorch program, is named from its printed output; the right one is correct', async () => {
@@ -179,4 +195,11 @@ test('a wrong shape is named with both shapes; a transposed answer is recognised
   assert.throws(() => diagnoseText(core, 'causalAverage', { x }, 'tensor([[1., ..., 2.]])'), (e) => e.code === 'paste_elided');
   assert.throws(() => core.diagnose('nope', y, {}), (e) => e.code === 'not_one_of' && /diagnose/.test(e.message));
   assert.throws(() => core.diagnose('attention', y, { x: X, wq, wk, wv, heads: 4 }), (e) => e.code === 'heads_not_dividing');
+  // dropout: the keep mask's shape and values, p's range, p left out
+  const drop = (opts) => () => core.diagnose('dropout', weights, { weights, keep, p: 0.3, ...opts });
+  assert.throws(drop({ keep: core.randn([4, 4], 1) }), (e) => e.code === 'shape_mismatch' && e.params.arg === 'opts.keep'
+    && e.message === 'diagnose: opts.keep must have shape (..., T, T) = (2, 4, 4), got (4, 4)');
+  assert.throws(drop({ keep: weights }), (e) => e.code === 'element_range' && e.params.arg === 'opts.keep' && e.params.range === '{0, 1}');
+  assert.throws(drop({ p: 1 }), (e) => e.code === 'number_range' && e.message === 'diagnose: opts.p must be in [0, 1), got 1');
+  assert.throws(() => core.diagnose('dropout', weights, { weights, keep }), (e) => e.code === 'missing' && e.params.arg === 'opts.p');
 });

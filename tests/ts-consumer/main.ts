@@ -64,6 +64,10 @@ model.dispose();
 const d = diagnoseText(core, 'softmax', { scores: tensor([[0, 0], [0, 0]]) }, 'tensor([[0.5000, 0.0000],\n        [0.5000, 0.5000]])');
 const verdict: 'correct' | 'mistake' | 'unknown' | 'shape' = d.verdict;
 check(verdict === 'mistake' && d.mistakes.join() === 'mask_after', `diagnose gave ${verdict} ${d.mistakes}`);
+// and dropout's kept weights not divided by 1 - p (the check's options typed: weights, keep, p, training)
+const dd = diagnoseText(core, 'dropout', { weights: tensor([[1, 0], [0.5, 0.5]]), keep: tensor([[1, 0], [0, 1]]), p: 0.25, training: true },
+  '[[1.0, 0.0], [0.0, 0.5]]');
+check(dd.verdict === 'mistake' && dd.mistakes.join() === 'no_rescale', `diagnose gave ${dd.verdict} ${dd.mistakes}`);
 
 // the table itself
 const rows = core.describe();

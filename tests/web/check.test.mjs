@@ -44,7 +44,8 @@ const byC = 'scale=lambda hs, C: 1 / math.sqrt(C)', byHs = 'scale=lambda hs, C: 
 
 // Each section's check: the page (query, language, width), the quantity compared, the Python run
 // after the inputs copied from the panel, and the programs by what they should be named ('correct'
-// or a mistake's id); `more` compares another quantity on the same page.
+// or a mistake's id); `more` compares another quantity on the same page, with a check, inputs
+// (copied from the panel once it is chosen) and setup of its own where it names them.
 const SECTIONS = [
   // the default X's running means (2, 0, 1) are exact in float32: nothing for float32 to round
   { id: '18.1', lang: 'zh', check: 'causalAverage', compare: 'y', float32: 'float64', setup: 'T, C = X.shape[-2], X.shape[-1]',
@@ -116,7 +117,8 @@ const SECTIONS = [
     },
     more: { compare: 'out', programs: { correct: 'y = mha(x, w_q, w_k, w_v, heads, causal=causal, src=memory)[0]',
       keys_from_decoder: 'y = mha(x, w_q, w_k, w_v, heads, causal=causal)[0]' } } },
-  { id: '18.7', lang: 'zh', check: 'sdpaBackward', compare: 'dq',
+  // p = 0.3: dividing by p is not dividing by 1 - p (at the default 0.5 it is)
+  { id: '18.7', lang: 'zh', query: '&s7.p=0.3', check: 'sdpaBackward', compare: 'dq',
     setup: String.raw`
 T, d = q.shape[-2], q.shape[-1]; sc = 1 / math.sqrt(d)
 m = torch.tril(torch.ones(T, T, dtype=torch.bool)) if causal else torch.ones(T, T, dtype=torch.bool)
@@ -135,7 +137,11 @@ def autograd(masked=True):
       no_softmax_backward: 'y = by_hand(softmax_backward=False)',
       no_scale_in_backward: 'y = by_hand(scale_in_backward=False)',
       mask_forgotten_in_backward: 'y = autograd(masked=False)',
-    } },
+    },
+    // the weights after dropout: a check of its own, with its own inputs (A, keep, p, training)
+    more: { compare: 'dropout', check: 'dropout', setup: '',
+      programs: { correct: 'y = A * keep / (1 - p) if training else A', no_rescale: 'y = A * keep', divides_by_p: 'y = A * keep / p',
+        multiplies_by_1_minus_p: 'y = A * keep * (1 - p)' } } },
   // 18.8's block: A = softmax(S + M) of every head of the traced layer, from the model's own S
   // (the untrained model, as it is built; the step-through at its stage A traces layer 0)
   { id: '18.8', lang: 'en', query: '&s8.stage=a', check: 'softmax', compare: 'a',
@@ -261,7 +267,15 @@ test('every section\'s panel names each mistake made by a PyTorch program on the
     assert.match(inputs, /^import torch$/m, `${s.id}: the inputs as PyTorch`);
     for (const [id, code] of Object.entries(s.programs)) jobs.push({ id: `${s.run}/${id}`, code: program(inputs, s.setup, code) });
     jobs.push({ id: `${s.run}/float32`, code: program(inputs, s.setup, s.programs.correct, true) });
-    for (const [id, code] of Object.entries(s.more?.programs ?? {})) jobs.push({ id: `${s.run}/more/${id}`, code: program(inputs, s.setup, code) });
+    // another quantity with a check of its own: its own inputs, copied from the panel once it is chosen
+    let more = inputs;
+    if (s.more?.check) {
+      await choose(panel, s.more.compare);
+      const code = panel.locator('code.check-inputs-code');
+      await page.waitForFunction(([el, before]) => el.textContent !== before, [await code.elementHandle(), inputs]);
+      more = await code.textContent();
+    }
+    for (const [id, code] of Object.entries(s.more?.programs ?? {})) jobs.push({ id: `${s.run}/more/${id}`, code: program(more, s.more.setup ?? s.setup, code) });
     opened.push({ s, page, errors, panel });
   }
   const runs = await runPrograms(jobs);
@@ -284,7 +298,11 @@ test('every section\'s panel names each mistake made by a PyTorch program on the
     assert.ok(f32.text.includes(says), `${s.id}: the panel says "${says}": ${f32.text}`);
     if (s.more) {
       await choose(panel, s.more.compare);
-      for (const id of Object.keys(s.more.programs)) assertNamed(await check(page, printed(`${s.run}/more/${id}`)), id, s, `${s.id} ${s.more.compare} ${id}`);
+      const m = s.more.check ? { ...s, check: s.more.check, same: {} } : s;
+      for (const id of Object.keys(s.more.programs)) {
+        assertNamed(await check(page, printed(`${s.run}/more/${id}`)), id, m, `${s.id} ${s.more.compare} ${id}`);
+        if (id !== 'correct' && s.more.check) await assertLessonLinks(page, m);
+      }
     }
     // the panel as it is now (a result, its heatmap, the inputs shown) passes axe
     assert.deepEqual(await auditPanel(page), [], `${s.id} ${s.lang}: axe over the open panel`);

@@ -212,19 +212,31 @@ FutureProbeResult future_probe(const Tensor& x, const Options& opts) {
 }
 
 // ---- 18.7 dropout ----------------------------------------------------------------------------
-static void check_p(const char* fn, double p) {
+void detail::check_dropout_p(const char* fn, double p) {
     if (!(p >= 0.0 && p < 1.0)) throw Error(ErrorCode::number_range, {{"fn", fn}, {"arg", "opts.p"}, {"value", p}, {"range", "[0, 1)"}});
+}
+
+Tensor detail::scale_kept(const Tensor& x, const Tensor& keep, double factor) {
+    Tensor y = Tensor::from_shape(x.shape());
+    for (std::size_t i = 0; i < x.size(); ++i) y.data()[i] = keep.data()[i] == 0.0 ? 0.0 : x.data()[i] * factor;
+    return y;
+}
+
+Tensor detail::dropout_kept(const Tensor& x, const Tensor& keep, double p, bool training) {
+    if (!training || p == 0.0) return x;   // evaluation: the identity
+    const double scale = 1.0 / (1.0 - p);
+    return scale_kept(x, keep, scale);
 }
 
 Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed) {
     detail::require_rank({"dropout", "x"}, x, 1, kMaxRank, "");
     detail::require_finite({"dropout", "x"}, x);
-    check_p("dropout", p);
-    if (!training || p == 0.0) return x;   // evaluation: the identity
-    Tensor y = Tensor::from_shape(x.shape());
+    detail::check_dropout_p("dropout", p);
+    Tensor keep = xt::ones<double>(x.shape());   // in training each entry kept (1) with probability 1 - p
     detail::Rng rng(seed);
-    const double keep = 1.0 / (1.0 - p);
-    for (std::size_t i = 0; i < x.size(); ++i) y.data()[i] = rng.uniform() < p ? 0.0 : x.data()[i] * keep;
+    if (training)
+        for (std::size_t i = 0; i < x.size(); ++i) keep.data()[i] = rng.uniform() < p ? 0.0 : 1.0;
+    const Tensor y = detail::dropout_kept(x, keep, p, training);
     detail::require_no_overflow("dropout", "kept values", "x / (1 - p)", y);
     return y;
 }
@@ -238,7 +250,7 @@ DropoutStats dropout_stats(const Tensor& w, double p, std::size_t samples, std::
     const char* fn = "dropoutStats";
     detail::require_rank({fn, "weights"}, w, 1, kMaxRank, "(..., Tk)");
     detail::require_finite({fn, "weights"}, w);
-    check_p(fn, p);
+    detail::check_dropout_p(fn, p);
     if (samples < 1) detail::to_index({fn, "opts.samples"}, 0, 1, 10000000);
     if (double(samples) * double(w.size()) > kMaxDraws)
         throw Error(ErrorCode::work_limit, {{"fn", fn}, {"quantity", "samples * size(weights)"}, {"value", double(samples) * double(w.size())},

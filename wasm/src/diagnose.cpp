@@ -2,9 +2,10 @@
 // student's inputs, compared with the student's tensor (attn/diagnose.hpp).
 //
 // Every candidate is built from the core's own functions (matmul, softmax, averaging_matrix,
-// multi_head_attention, sdpa_backward) with one thing changed, the way a student's code changes
-// it: the mask applied after the softmax, the softmax over the other axis, another scale, a mask
-// shifted by one, the heads not split, the weights used transposed, positions added after.
+// multi_head_attention, sdpa_backward, dropout's kernel) with one thing changed, the way a
+// student's code changes it: the mask applied after the softmax, the softmax over the other axis,
+// another scale, a mask shifted by one, the heads not split, the weights used transposed,
+// positions added after, the kept weights scaled by another factor, dropout in evaluation.
 #include "attn/diagnose.hpp"
 
 #include <cmath>
@@ -263,6 +264,42 @@ std::vector<Candidate> backward_candidates(const DiagnoseInputs& in) {
     };
 }
 
+// weights (..., T, T) and keep (the same shape, 0 or 1), p in [0, 1): checked before any candidate
+void check_dropout_inputs(const DiagnoseInputs& in) {
+    detail::require_rank({kFn, "opts.weights"}, in.weights, 1, kMaxRank, "(..., T, T)");
+    detail::require_finite({kFn, "opts.weights"}, in.weights);
+    if (shape_of(in.keep) != shape_of(in.weights))
+        throw Error(ErrorCode::shape_mismatch, {{"fn", kFn}, {"arg", "opts.keep"}, {"layout", "(..., T, T)"}, {"expectedShape", shape_of(in.weights)},
+                                                {"shape", shape_of(in.keep)}});
+    for (std::size_t i = 0; i < in.keep.size(); ++i) {
+        const double k = in.keep.data()[i];
+        if (k != 0.0 && k != 1.0)
+            throw Error(ErrorCode::element_range, {{"fn", kFn}, {"arg", "opts.keep"}, {"value", k}, {"index", detail::multi_index(in.keep, i)},
+                                                   {"range", "{0, 1}"}});
+    }
+    detail::check_dropout_p(kFn, in.p);
+}
+
+std::vector<Candidate> dropout_candidates(const DiagnoseInputs& in) {
+    const Tensor &w = in.weights, &keep = in.keep;
+    const double p = in.p;
+    const bool training = in.training;
+    // the kept weights scaled by another factor than 1 / (1 - p)
+    auto scaled = [&w, &keep](double factor) { return [&w, &keep, factor] { return detail::scale_kept(w, keep, factor); }; };
+    return {
+        {"correct", [] { return true; }, [&in] {
+             check_dropout_inputs(in);
+             return detail::dropout_kept(in.weights, in.keep, in.p, in.training);
+         }},
+        {"no_rescale", [training] { return training; }, scaled(1.0)},
+        // 1 / p: not tried at p = 0 (at p = 0.5 it is 1 / (1 - p): the same as the right result)
+        {"divides_by_p", [training, p] { return training && p > 0.0; }, scaled(p > 0.0 ? 1.0 / p : 1.0)},
+        {"multiplies_by_1_minus_p", [training] { return training; }, scaled(1.0 - p)},
+        // evaluation computed as training: dropped and rescaled
+        {"drops_in_eval", [training] { return !training; }, [&in] { return detail::dropout_kept(in.weights, in.keep, in.p, true); }},
+    };
+}
+
 // ---- the comparison ---------------------------------------------------------------------
 
 // a student's tensor laid out like `expected`: as given, without leading axes of length 1, or
@@ -330,8 +367,9 @@ std::vector<Candidate> candidates(const std::string& check, const DiagnoseInputs
     if (check == "attention") return attention_candidates(in);
     if (check == "positions") return positions_candidates(in);
     if (check == "sdpaBackward") return backward_candidates(in);
+    if (check == "dropout") return dropout_candidates(in);
     throw Error(ErrorCode::not_one_of, {{"fn", kFn}, {"arg", "check"}, {"choice", check},
-                                        {"choices", std::vector<std::string>{"causalAverage", "softmax", "attention", "positions", "sdpaBackward"}}});
+                                        {"choices", std::vector<std::string>{"causalAverage", "softmax", "attention", "positions", "sdpaBackward", "dropout"}}});
 }
 
 }  // namespace
@@ -350,7 +388,7 @@ const std::vector<std::string>& diagnose_mistakes(const std::string& check) {
     static const std::map<std::string, std::vector<std::string>> all = [] {
         std::map<std::string, std::vector<std::string>> m;
         DiagnoseInputs in;   // the ids only: the lists do not depend on the inputs' values
-        for (const char* c : {"causalAverage", "softmax", "attention", "positions", "sdpaBackward"}) {
+        for (const char* c : {"causalAverage", "softmax", "attention", "positions", "sdpaBackward", "dropout"}) {
             std::vector<std::string> ids;
             for (const Candidate& k : candidates(c, in))
                 if (k.id != "correct") ids.push_back(k.id);

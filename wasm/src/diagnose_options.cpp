@@ -22,6 +22,11 @@ constexpr OptionSpec kQ{"q", OptionKind::tensor, "sdpaBackward: the queries (...
 constexpr OptionSpec kK{"k", OptionKind::tensor, "sdpaBackward: the keys (..., T, d)"};
 constexpr OptionSpec kV{"v", OptionKind::tensor, "sdpaBackward: the values (..., T, dv)"};
 constexpr OptionSpec kGradOut{"gradOut", OptionKind::tensor, "sdpaBackward: the gradient of the loss by the output"};
+constexpr OptionSpec kWeights{"weights", OptionKind::tensor, "dropout: the attention weights (..., T, T)"};
+constexpr OptionSpec kKeep{"keep", OptionKind::tensor, "dropout: the keep mask, 1 kept and 0 dropped, the weights' shape"};
+constexpr OptionSpec kP{"p", OptionKind::number, "dropout: the probability that an entry is dropped, in [0, 1)"};
+constexpr OptionSpec kTraining{"training", OptionKind::boolean,
+                               "dropout: true (the default): training, the kept weights scaled by 1 / (1 - p); false: evaluation, the identity"};
 constexpr const char* kQuantities[] = {"out", "weights", "scores"};
 constexpr OptionSpec kQuantity{"quantity", OptionKind::choice, "attention: what the student gave: 'out' (the default), 'weights' or 'scores'",
                                kQuantities};
@@ -33,7 +38,7 @@ constexpr OptionSpec kResolution{"resolution", OptionKind::tensor,
 }  // namespace
 
 const OptionSet& diagnose_option_set() {
-    static const OptionSet set{&kX, &kWq, &kWk, &kWv, &kHeads, &kCausal, &kMemory, &kScores, &kPos, &kQ, &kK, &kV, &kGradOut, &kQuantity, &kGradient, &kResolution};
+    static const OptionSet set{&kX, &kWq, &kWk, &kWv, &kHeads, &kCausal, &kMemory, &kScores, &kPos, &kQ, &kK, &kV, &kGradOut, &kWeights, &kKeep, &kP, &kTraining, &kQuantity, &kGradient, &kResolution};
     return set;
 }
 
@@ -59,6 +64,10 @@ Diagnosis diagnose(const std::string& check, const Tensor& student, const Option
         take(kK, d.k);
         take(kV, d.v);
         take(kGradOut, d.grad_out);
+        take(kWeights, d.weights);
+        take(kKeep, d.keep);
+        d.p = r.number(kP, 0.0);   // its range: the dropout check's (diagnose.cpp)
+        d.training = r.boolean(kTraining, true);
         d.quantity = r.choice(kQuantity, "");
         const std::string gradient = r.choice(kGradient, "");
         if (check == "sdpaBackward") d.quantity = gradient;
@@ -68,12 +77,13 @@ Diagnosis diagnose(const std::string& check, const Tensor& student, const Option
     // what each check needs, named when it is missing
     const std::map<std::string, std::vector<const OptionSpec*>> needs = {
         {"causalAverage", {&kX}}, {"softmax", {&kScores}}, {"attention", {&kX, &kWq, &kWk, &kWv}},
-        {"positions", {&kX, &kWq, &kWk, &kWv, &kPos}}, {"sdpaBackward", {&kQ, &kK, &kV, &kGradOut}}};
+        {"positions", {&kX, &kWq, &kWk, &kWv, &kPos}}, {"sdpaBackward", {&kQ, &kK, &kV, &kGradOut}},
+        {"dropout", {&kWeights, &kKeep, &kP}}};
     const auto it = needs.find(check);
     if (it != needs.end())
         for (const OptionSpec* o : it->second)
             if (!opts.count(o->name))
-                throw Error(ErrorCode::missing, {{"fn", kFn}, {"arg", std::string("opts.") + o->name}, {"expectedType", "tensor"}, {"layout", ""}});
+                throw Error(ErrorCode::missing, {{"fn", kFn}, {"arg", std::string("opts.") + o->name}, {"expectedType", o->kind == OptionKind::number ? "number" : "tensor"}, {"layout", ""}});
     return diagnose(check, in, student, resolution);
 }
 

@@ -127,10 +127,18 @@ struct FutureProbeInputs { MhaOptions mha; std::size_t t; std::uint64_t seed; };
 FutureProbeInputs read_future_probe_options(OptionReader& r);
 struct DropoutInputs { double p; bool training; std::uint64_t seed; };
 DropoutInputs read_dropout_options(OptionReader& r);
+// dropout's p: in [0, 1), else number_range naming fn and opts.p
+void check_dropout_p(const char* fn, double p);
 
 // Shapes of q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv), checked with messages prefixed by fn.
 struct SdpaDims { std::size_t N, Tq, Tk, d, dv; Shape lead; };
 SdpaDims check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const SdpaOptions& opts, std::string_view fn);
+
+// Dropout with its keep mask given (0/1, x's shape): x * keep / (1 - p) in training, x itself in
+// evaluation; dropout() draws the mask, diagnose's dropout check takes the student's.
+Tensor dropout_kept(const Tensor& x, const Tensor& keep, double p, bool training);
+// x * keep * factor: the kept entries scaled by factor, the dropped ones 0
+Tensor scale_kept(const Tensor& x, const Tensor& keep, double factor);
 
 // Central finite differences of `loss` at `inputs` against `analytic` (one gradient per input),
 // with PyTorch's default eps 1e-6, atol 1e-5, rtol 1e-3. Exposed so tests can feed it a wrong

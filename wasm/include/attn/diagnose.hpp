@@ -6,7 +6,8 @@
 //
 // A check names what was computed (not a page section): causalAverage (18.1), softmax (18.2),
 // attention (18.3, 18.4, 18.6: multi-head attention's out, weights or scores), positions (18.5),
-// sdpaBackward (18.7). docs/api.md, "Check my numbers", lists each check's inputs and mistakes.
+// sdpaBackward and dropout (18.7). docs/api.md, "Check my numbers", lists each check's inputs and
+// mistakes.
 #pragma once
 
 #include <string>
@@ -25,6 +26,9 @@ struct DiagnoseInputs {
     Tensor scores;                    // softmax: (..., T, T)
     Tensor pos;                       // positions: (T, C), added to x
     Tensor q, k, v, grad_out;         // sdpaBackward
+    Tensor weights, keep;             // dropout: the weights (..., T, T) and the keep mask (0 or 1, the same shape)
+    double p = 0;                     // dropout: the probability of dropping, in [0, 1)
+    bool training = true;             // dropout: false: evaluation, the identity
     std::string quantity;             // attention: out | weights | scores; sdpaBackward: dq | dk | dv
 };
 
@@ -60,7 +64,8 @@ Diagnosis diagnose(const std::string& check, const DiagnoseInputs& in, const Ten
 
 // The same with everything in options, as JS calls it: core.diagnose(check, student, opts), opts
 // holding the check's inputs by name (x, wq, wk, wv, heads, causal, memory; scores; pos; q, k, v,
-// gradOut), `quantity` (attention) or `gradient` (sdpaBackward) and the student's `resolution` (parse-tensor.js gives it).
+// gradOut; weights, keep, p, training), `quantity` (attention) or `gradient` (sdpaBackward) and the
+// student's `resolution` (parse-tensor.js gives it).
 Diagnosis diagnose(const std::string& check, const Tensor& student, const Options& opts);
 const OptionSet& diagnose_option_set();
 

@@ -26,6 +26,7 @@ const strings = {
     chapterTitle: '本页实测与教材的数字', check: '检查', ours: '本页', theirs: '教材',
     refRow: '与参考实现的最大误差', maskedRow: '有遮罩时前缀的最大变化', unmaskedRow: '去掉遮罩后前缀的最大变化',
     checkGrad: '梯度 {name} = ∂L/∂{sym}，L = Σ Y·G，(B, T, d)', checkNote: 'q、k、v 与 G 由内核抽取（种子 {seed}）；Y = sdpa(q, k, v)，causal = {causal}。',
+    checkDropout: 'dropout 后的权重，(B, T, T)', checkDropoutNote: 'A 是第 1 部分的权重；keep 是本页抽取的遮罩（种子 {seed}，1 = 保留，0 = 丢弃）；p = {p}，training = {training}。',
     chapterNote: '教材的数字来自它自己的脚本和数据：参考实现是 PyTorch 的 SDPA，5.480078 来自它的随机张量。本页用的是这里的随机 Q、K、V 和权重（种子 {seed}），参考实现是本实验室自己写的朴素版本，所以具体数值不同。能对上的是结论的类型：与参考实现只差浮点舍入（0 或 2.22e−16 这个量级），有遮罩时严格为 0，没有遮罩时明显不为 0。',
   },
   en: {
@@ -45,6 +46,7 @@ const strings = {
     chapterTitle: 'Measured here and in the chapter', check: 'check', ours: 'this page', theirs: 'the chapter',
     refRow: 'max error against the reference', maskedRow: 'max prefix change with the mask', unmaskedRow: 'max prefix change without the mask',
     checkGrad: 'the gradient {name} = ∂L/∂{sym}, L = Σ Y·G, (B, T, d)', checkNote: 'q, k, v and G drawn by the core (seed {seed}); Y = sdpa(q, k, v), causal = {causal}.',
+    checkDropout: 'the weights after dropout, (B, T, T)', checkDropoutNote: 'A: the weights of part 1; keep: this page\'s drawn mask (seed {seed}, 1 = kept, 0 = dropped); p = {p}, training = {training}.',
     chapterNote: 'The chapter\'s numbers come from its own script and data: its reference is PyTorch\'s SDPA, and 5.480078 comes from its random tensors. This page measures on its own random Q, K, V and weights (seed {seed}) against the lab\'s plain reference implementation, so the values differ. What carries over is the kind of result: rounding-level against the reference (0 or about 2.22e−16), exactly 0 with the mask, clearly not 0 without it.',
   },
 };
@@ -100,10 +102,14 @@ function compute(s, core) {
   const grads = core.sdpaBackward(q, k, v, G, { causal: s.causal });
   const masked = probeWith(true), unmasked = probeWith(false);
   const dropped = core.dropout(fast.weights, { p: s.p, training: s.training, seed: s.seed });
+  // the keep mask these draws make in training (1 kept, 0 dropped), as the core's dropout of ones
+  // gives it (1/(1-p) where kept): the mask the student's dropout is checked with, also in evaluation
+  const kept = core.dropout({ shape: fast.weights.shape, data: new Float64Array(fast.weights.data.length).fill(1) }, { p: s.p, training: true, seed: s.seed });
+  const keep = { shape: kept.shape, data: kept.data.map((v) => (v === 0 ? 0 : 1)) };
   return {
     refErr: core.maxAbsDiff(fast.out, plain.out),
     gc: core.gradcheck('sdpa', { q, k, v, causal: s.causal, seed: s.seed }),
-    probe: s.causal ? masked : unmasked, masked, unmasked, dropped, dropSums: core.sum(dropped, { dim: -1 }),
+    probe: s.causal ? masked : unmasked, masked, unmasked, dropped, keep, dropSums: core.sum(dropped, { dim: -1 }),
     mean: core.dropoutStats(fast.weights, { p: s.p, samples: SAMPLES, seed: s.seed, training: s.training }).meanRowSums,
     inputs: { q, k, v, x, ...w }, out: fast.out, weights: fast.weights, G, grads,
   };
@@ -196,13 +202,18 @@ export default {
         prov.update(s);
       },
       pytorch: (s, r) => pytorch(ctx, s, r),
-      // the gradients gradcheck checks, as the student's own backward pass gives them
+      // the gradients gradcheck checks, as the student's own backward pass gives them; and the
+      // weights after the student's dropout with this page's keep mask, p and mode
       check(s, r) {
         const { q, k, v } = r.inputs;
+        const py = (b) => (b ? 'True' : 'False');
+        const dropout = { key: 'dropout', label: t('checkDropout'), check: 'dropout',
+          inputs: { weights: r.weights, keep: r.keep, p: s.p, training: s.training }, given: { A: r.weights, keep: r.keep, p: s.p, training: s.training },
+          note: t('checkDropoutNote', { seed: s.seed, p: s.p, training: py(s.training) }), cell: (i) => drop.cell(i[1], i[2]) };
         return { check: 'sdpaBackward', inputs: { q, k, v, gradOut: r.G, causal: s.causal },
-          given: { q, k, v, G: r.G, causal: s.causal }, note: t('checkNote', { seed: s.seed, causal: s.causal ? 'True' : 'False' }),
-          compare: ['q', 'k', 'v'].map((n) => ({ key: `d${n}`, label: t('checkGrad', { name: `d${n}`, sym: n.toUpperCase() }), opts: { gradient: `d${n}` },
-            cell: (i) => gm[`d${n}`].cell(i[1], i[2]) })) };
+          given: { q, k, v, G: r.G, causal: s.causal }, note: t('checkNote', { seed: s.seed, causal: py(s.causal) }),
+          compare: [...['q', 'k', 'v'].map((n) => ({ key: `d${n}`, label: t('checkGrad', { name: `d${n}`, sym: n.toUpperCase() }), opts: { gradient: `d${n}` },
+            cell: (i) => gm[`d${n}`].cell(i[1], i[2]) })), dropout] };
       },
     };
   },

@@ -6,7 +6,7 @@
 // A section takes part through its controller's hook check(state, result) (web/src/section.js),
 // which returns what to compare, from the numbers its compute() got:
 //   {check, inputs, given?, note?, compare: [{key, label, opts?, cell?}]}
-//   check     the core's check: causalAverage, softmax, attention, positions, sdpaBackward
+//   check     the core's check: causalAverage, softmax, attention, positions, sdpaBackward, dropout
 //   inputs    its inputs (tensors and options), exactly those the section computed with
 //   given     the inputs as the student's code takes them, by the names the section's PyTorch
 //             program uses (tensors, numbers, flags); default: the tensors of `inputs`
@@ -14,7 +14,8 @@
 //   compare   what the student may compare, the first by default: a label in the section's
 //             words, the check's options (quantity, gradient) and cell(index), the section's
 //             figure cell showing the core's value at that index of the result (for its
-//             provenance), or null
+//             provenance), or null; an entry with its own check, inputs, given and note (18.7's
+//             weights after dropout beside its gradients) uses them instead of the section's
 // or {waiting: text}: nothing to check yet (18.8 before its step-through has traced a layer),
 // and the text says what to do.
 // Like the PyTorch panel, the hook runs only while the panel is open. When the section's inputs
@@ -104,8 +105,17 @@ export function checkPanel({ lang, core, section }) {
   let key = null;      // the compared quantity chosen
   let last = null;     // {parsed, source}: the last tensor read, checked again when the section changes
 
-  const compare = compareControl(t, (k) => { key = k; diagnose(); });
-  const inputs = inputsBox(t, (form) => (spec?.inputs ? inputsText(spec.given ?? tensorsOf(spec.inputs), form, spec.note) : ''));
+  const compare = compareControl(t, (k) => { key = k; inputs.refresh(); diagnose(); });
+  /** The compared entry, with the check, inputs, given and note it uses (its own or the section's). */
+  const chosen = () => {
+    const c = spec.compare.find((x) => x.key === key) ?? spec.compare[0];
+    return { ...c, check: c.check ?? spec.check, inputs: c.inputs ?? spec.inputs, given: c.inputs ? c.given : spec.given, note: c.inputs ? c.note : spec.note };
+  };
+  const inputs = inputsBox(t, (form) => {
+    if (!spec?.inputs) return '';
+    const c = chosen();
+    return inputsText(c.given ?? tensorsOf(c.inputs), form, c.note);
+  });
   const boxId = nextId('check-paste'), hintId = nextId('check-hint');
   const box = h('textarea.check-paste', { id: boxId, rows: 6, spellcheck: 'false', autocomplete: 'off', autocapitalize: 'off', 'aria-describedby': hintId });
   const msg = messageLine(() => [box], 'p');
@@ -188,17 +198,17 @@ export function checkPanel({ lang, core, section }) {
   function diagnose() {
     if (!spec || !last) return;
     if (spec.waiting) { fail(spec.waiting); return; }
-    const chosen = spec.compare.find((c) => c.key === key) ?? spec.compare[0];
+    const c = chosen();
     const { shape, data, resolution } = last.parsed;
     let d;
     try {
-      d = core.diagnose(spec.check, { shape, data }, { ...spec.inputs, ...chosen.opts, resolution: { shape, data: resolution } });
+      d = core.diagnose(c.check, { shape, data }, { ...c.inputs, ...c.opts, resolution: { shape, data: resolution } });
     } catch (e) {
       fail(readError(t, lang, e));
       return;
     }
     say(null);
-    result.show(d, { parsed: last.parsed, check: spec.check, cell: chosen.cell ?? null, source: last.source });
+    result.show(d, { parsed: last.parsed, check: c.check, cell: c.cell ?? null, source: last.source });
   }
 
   function refresh() {

@@ -122,6 +122,15 @@ export const strings = {
     mistake_sdpaBackward_no_scale_in_backward: '反向传播忘了缩放：前向把分数乘了 1/√d，所以 dQ 和 dK 也带着同一个因子 1/√d。',
     name_sdpaBackward_mask_forgotten_in_backward: '梯度里漏了遮罩',
     mistake_sdpaBackward_mask_forgotten_in_backward: '梯度是在没有因果遮罩的情况下算的：被求导的是没遮罩的权重。梯度要经过带遮罩的前向（前向加了遮罩，autograd 会自动照顾到）。',
+    // check dropout (18.7)
+    name_dropout_no_rescale: '保留下来的权重没有放大',
+    mistake_dropout_no_rescale: '你把丢弃的位置清零了，但保留下来的权重没有除以 1 − p，所以每行的和平均只剩原来的 1 − p。训练时要把保留的值放大：A * keep / (1 - p)，这样期望才不变。',
+    name_dropout_divides_by_p: '除以 p 而不是 1 − p',
+    mistake_dropout_divides_by_p: '保留下来的权重除以的是 p（丢弃的概率），而不是 1 − p（保留的概率）。一个位置被保留的概率是 1 − p，要除以它，期望才回到原来的值：A * keep / (1 - p)。',
+    name_dropout_multiplies_by_1_minus_p: '乘以 1 − p 而不是除以它',
+    mistake_dropout_multiplies_by_1_minus_p: '保留下来的权重乘上了 1 − p，而应当除以 1 − p。乘法让权重又缩小了一次，期望成了原来的 (1 − p)²；训练时用 A * keep / (1 - p)。',
+    name_dropout_drops_in_eval: '评估模式下也做了 dropout',
+    mistake_dropout_drops_in_eval: '评估模式下你仍然丢弃并放大了权重。评估时 dropout 是恒等映射，权重应原样不变；用 model.eval()，函数式调用时要自己传 p = 0（或 training=False）。',
   },
   en: {
     checkTitle: 'Check my numbers',
@@ -237,6 +246,15 @@ export const strings = {
     mistake_sdpaBackward_no_scale_in_backward: 'The backward pass forgot the scale: the forward pass multiplies the scores by 1/√d, so dQ and dK carry the same factor 1/√d.',
     name_sdpaBackward_mask_forgotten_in_backward: 'the mask left out of the gradient',
     mistake_sdpaBackward_mask_forgotten_in_backward: 'The gradient was taken without the causal mask: it differentiates the unmasked weights. Take it through the masked forward pass (autograd does, when the forward pass is masked).',
+    // check dropout (18.7)
+    name_dropout_no_rescale: 'the kept weights not scaled up',
+    mistake_dropout_no_rescale: 'You zeroed the dropped entries but left the kept weights as they were, so on average each row keeps only 1 − p of its sum. In training the kept values are divided by 1 − p, A * keep / (1 - p), which leaves the expectation unchanged.',
+    name_dropout_divides_by_p: 'divided by p instead of 1 − p',
+    mistake_dropout_divides_by_p: 'The kept weights are divided by p, the chance of being dropped, instead of 1 − p, the chance of being kept. Dividing by the chance of being kept is what brings the expectation back: A * keep / (1 - p).',
+    name_dropout_multiplies_by_1_minus_p: 'multiplied by 1 − p instead of divided',
+    mistake_dropout_multiplies_by_1_minus_p: 'The kept weights are multiplied by 1 − p where they should be divided by it: the weights shrink a second time and their expectation becomes (1 − p)² of the original. In training use A * keep / (1 - p).',
+    name_dropout_drops_in_eval: 'dropout applied in evaluation',
+    mistake_dropout_drops_in_eval: 'In evaluation mode you still dropped and rescaled the weights. In evaluation dropout is the identity and the weights stay as they are: call model.eval(), and with the functional form pass p = 0 (or training=False) yourself.',
   },
 };
 
@@ -272,4 +290,8 @@ export const LESSON_PLACES = {
   'sdpaBackward/no_softmax_backward': { section: '18.7', en: 'Gradcheck.', zh: '梯度检验。' },
   'sdpaBackward/no_scale_in_backward': { section: '18.7', en: 'Gradcheck.', zh: '梯度检验。' },
   'sdpaBackward/mask_forgotten_in_backward': { section: '18.7', en: 'Gradcheck.', zh: '梯度检验。' },
+  'dropout/no_rescale': { section: '18.7', en: 'only the expectation does', zh: '只有期望才是' },
+  'dropout/divides_by_p': { section: '18.7', en: 'only the expectation does', zh: '只有期望才是' },
+  'dropout/multiplies_by_1_minus_p': { section: '18.7', en: 'only the expectation does', zh: '只有期望才是' },
+  'dropout/drops_in_eval': { section: '18.7', en: 'functional SDPA does not zero', zh: 'PyTorch 的函数式 SDPA 并不会' },
 };
