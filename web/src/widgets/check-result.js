@@ -7,18 +7,17 @@
 // tensor (read at an index); nothing here compares or subtracts.
 import { h } from './dom.js';
 import { heatmap } from './heatmap.js';
-import { fmt, fmtErr } from '../format.js';
+import { fmt, fmtErr, shapeText } from '../format.js';
 import { matrixAt, values } from '../tensors.js';
 import { LESSON_PLACES } from './check-strings.js';
 
-const shapeText = (s) => `(${s.join(', ')})`;
 const indexText = (i) => `[${i.join(', ')}]`;
 /** The row-major position of `index` in `shape`. */
 const flat = (shape, index) => index.reduce((o, i, axis) => o * shape[axis] + i, 0);
 /** A shape without its leading axes of length 1 (one axis at least), as the core aligns them. */
 const stripOnes = (s) => { let k = 0; while (s.length - k > 1 && s[k] === 1) k++; return s.slice(k); };
 /** A value as it reads: at most 7 significant digits, no padding (0.2447, not 0.244700). */
-const short = (v) => (Number.isFinite(v) ? String(Number(v.toPrecision(7))).replace('-', '−') : fmt(v));
+const short = (v) => (Number.isFinite(v) ? String(Number(v.toPrecision(7))).replaceAll('-', '−') : fmt(v));
 const sameList = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
 
 /** The student's value at `index` of the core's layout: the core compared their tensor as given,
@@ -110,7 +109,7 @@ export function checkResult({ t, lang, root }) {
   function show(d, { parsed, check, cell, source }) {
     const names = (ids) => ids.map((id) => t(`name_${check}_${id}`)).join(t('listSep'));
     const tried = d.candidates.filter((c) => c.id !== 'correct' && c.distinct).length;
-    const shape = shapeText(d.shape), expected = shapeText(d.expected.shape);
+    const shape = shapeText(null, d.shape), expected = shapeText(null, d.expected.shape);
     const aligned = d.verdict !== 'shape';
     const transposed = d.shapeNote === 'transposed';
     const valueVerdict = d.verdict === 'correct' ? t('verdictCorrect')
