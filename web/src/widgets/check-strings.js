@@ -87,7 +87,7 @@ export const strings = {
     mistake_softmax_misses_itself: '遮罩往另一边差了一位：每个位置把自己也遮住了（tril(..., diagonal=-1)，或 j < t），第 0 行什么都不剩，成了 NaN。对角线要允许：j ≤ t。',
     // check attention (18.3, 18.4, 18.6)
     name_attention_scale_model: '除以 √C 而不是 √hs',
-    mistake_attention_scale_model: '分数除以的是模型宽度的 √C，而不是一个头的宽度 √hs。每个头的点积只加 hs = C / 头数 项，所以应除以 √hs。',
+    mistake_attention_scale_model: '分数除以的是模型宽度的 √C，而不是一个头的宽度 √hs。每个头的点积只加 hs 项，即这个头自己的宽度（投影后的宽度除以头数；投影保持宽度 C 时就是 C / 头数），所以应除以 √hs。',
     name_attention_scale_head_size: '除以 hs 而不是 √hs',
     mistake_attention_scale_head_size: '分数除以的是 hs，而不是 √hs。hs 项之和的标准差是 √hs，缩放要抵消的正是它。',
     name_attention_no_scale: '没有缩放',
@@ -202,7 +202,7 @@ export const strings = {
     mistake_softmax_misses_itself: 'The mask is off by one the other way: each position hides itself (tril(..., diagonal=-1), or j < t), and row 0, with nothing left, is NaN. The diagonal stays allowed: j ≤ t.',
     // check attention (18.3, 18.4, 18.6)
     name_attention_scale_model: '1/√C instead of 1/√hs',
-    mistake_attention_scale_model: 'The scores were divided by √C, the model’s width, instead of √hs, one head’s width. Each head’s dot product adds only hs = C / heads terms, so divide by √hs.',
+    mistake_attention_scale_model: 'The scores were divided by √C, the model’s width, instead of √hs, one head’s width. Each head’s dot product adds only hs terms, the head’s own width (the projected width over the number of heads: C / heads when the projections keep the width C), so divide by √hs.',
     name_attention_scale_head_size: '1/hs instead of 1/√hs',
     mistake_attention_scale_head_size: 'The scores were divided by hs instead of √hs. A sum of hs products has a standard deviation of √hs, and that is what the scale takes out.',
     name_attention_no_scale: 'no scale',
