@@ -9,6 +9,7 @@
 
 #include <xtensor/xview.hpp>
 
+#include "attn/attention.hpp"
 #include "attn/diagnose.hpp"
 
 using namespace attn;
@@ -247,6 +248,32 @@ TEST_SUITE("diagnose") {
             CHECK(diagnose("dropout", student, o).verdict == "correct");
         }
         CHECK(diagnose_mistakes("dropout") == std::vector<std::string>{"no_rescale", "divides_by_p", "multiplies_by_1_minus_p", "drops_in_eval"});
+    }
+
+    TEST_CASE("attention: the scores, before the mask and the softmax, are not said to leave their mistakes open") {
+        DiagnoseInputs in;
+        in.x = randn({1, 4, 6}, 1);
+        in.wq = randn({6, 6}, 2);
+        in.wk = randn({6, 6}, 3);
+        in.wv = randn({6, 6}, 4);
+        in.heads = 2;
+        in.causal = true;
+        in.quantity = "scores";
+        MhaOptions o;
+        o.wq = in.wq; o.wk = in.wk; o.wv = in.wv; o.heads = 2; o.causal = true;
+        const Diagnosis d = check("attention", in, multi_head_attention(in.x, o).scores);
+        CHECK(d.verdict == "correct");
+        CHECK(d.same_as_correct.empty());
+        for (const auto& c : d.candidates)
+            for (const char* id : {"mask_after", "no_mask", "sees_one_future", "misses_itself", "softmax_over_queries"}) CHECK(c.id != id);
+        bool scale = false;   // the scale's mistakes stay: they change the scores
+        for (const auto& c : d.candidates) scale = scale || c.id == "no_scale";
+        CHECK(scale);
+        in.quantity = "weights";   // after the softmax they are all there
+        const Diagnosis w = check("attention", in, multi_head_attention(in.x, o).weights);
+        bool mask = false;
+        for (const auto& c : w.candidates) mask = mask || c.id == "mask_after";
+        CHECK(mask);
     }
 
     TEST_CASE("an unknown check is an Error naming it") {

@@ -393,6 +393,31 @@ TEST_SUITE("errors") {
                          "multiHeadAttention: the scores q.k * scale overflow float64 (Infinity at [0, 0, 0, 0]): the inputs are too large in magnitude",
                          {{"fn", "multiHeadAttention"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf},
                           {"index", Shape{0, 0, 0, 0}}});
+        // a masked score that overflows while every visible one is finite: every result keeps (and
+        // checks) the masked scores, so it is an error there; out alone never computes them, so its
+        // out is returned (docs/api.md: only a visible score that overflows is an error)
+        {
+            MhaOptions m = mha_opts(2, 2, 1);
+            m.causal = true;
+            m.wq = Tensor{{1.0, 0.0}, {0.0, 1e-200}};    // q0 = (1e160, 0), q1 = (0, 1e-40)
+            m.wk = Tensor{{1e-200, 0.0}, {1.0, 0.0}};    // k0 = (1e-40, 0), k1 = (1e160, 0): q0.k1 = 1e320, masked
+            m.wv = Tensor{{1e-100, 0.0}, {0.0, 1e-100}};  // v0 = (1e60, 0), v1 = (0, 1e60)
+            const Tensor xm = Tensor{{{1e160, 0.0}, {0.0, 1e160}}};
+            expect_error([&] { multi_head_attention(xm, m); }, ErrorCode::overflow,
+                         "multiHeadAttention: the scores q.k * scale overflow float64 (Infinity at [0, 0, 0, 1]): the inputs are too large in magnitude",
+                         {{"fn", "multiHeadAttention"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf},
+                          {"index", Shape{0, 0, 0, 1}}});
+            const Tensor out = multi_head_attention_out(xm, m);
+            CHECK(out(0, 0, 0) == doctest::Approx(1e60));   // row 0 sees key 0 alone
+            CHECK(out(0, 0, 1) == 0.0);
+            CHECK(out(0, 1, 0) == doctest::Approx(5e59));   // row 1: scores 0 and 0, half of each value
+            CHECK(out(0, 1, 1) == doctest::Approx(5e59));
+            m.causal = false;   // the same score visible: out alone names it too
+            expect_error([&] { multi_head_attention_out(xm, m); }, ErrorCode::overflow,
+                         "multiHeadAttention: the scores q.k * scale overflow float64 (Infinity at [0, 0, 0, 1]): the inputs are too large in magnitude",
+                         {{"fn", "multiHeadAttention"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf},
+                          {"index", Shape{0, 0, 0, 1}}});
+        }
         // the backward runs the same forward, and says it is the backward that overflowed
         const Tensor g = xt::ones<double>(Shape{1, 2, 2});
         expect_error([&] { multi_head_attention_backward(big, g, o); }, ErrorCode::overflow,

@@ -180,6 +180,8 @@ std::vector<Candidate> attention_candidates(const DiagnoseInputs& in) {
     using S = AttentionWay::ScaleBy;
     auto change = [right](auto f) { AttentionWay w = right; f(w); return w; };
     const bool causal = in.causal, cross = in.has_memory, heads = in.heads > 1;
+    // the scores come before the mask and the softmax: their mistakes cannot show there (with any inputs)
+    const bool weighted = q != "scores";
     // the same width in and out: a math-layout weight can be read transposed
     auto square = [&in] { return in.x.shape()[2] == in.wq.shape()[1] && in.wq.shape()[0] == in.wq.shape()[1]; };
     return {
@@ -193,13 +195,13 @@ std::vector<Candidate> attention_candidates(const DiagnoseInputs& in) {
         {"scale_model", [] { return true; }, way(change([](AttentionWay& w) { w.scale = S::ModelRoot; }))},
         {"scale_head_size", [] { return true; }, way(change([](AttentionWay& w) { w.scale = S::Head; }))},
         {"no_scale", [] { return true; }, way(change([](AttentionWay& w) { w.scale = S::None; }))},
-        {"mask_after", [causal] { return causal; }, way(change([](AttentionWay& w) { w.soft.order = MaskOrder::After; }))},
-        {"no_mask", [causal] { return causal; }, way(change([](AttentionWay& w) { w.soft.masked = false; }))},
-        {"sees_one_future", [causal] { return causal; }, way(change([](AttentionWay& w) { w.soft.shift = 1; }))},
-        {"misses_itself", [causal] { return causal; }, way(change([](AttentionWay& w) { w.soft.shift = -1; }))},
-        {"mask_in_cross_attention", [causal, cross] { return cross && !causal; }, way(change([](AttentionWay& w) { w.soft.masked = true; }))},
+        {"mask_after", [causal, weighted] { return causal && weighted; }, way(change([](AttentionWay& w) { w.soft.order = MaskOrder::After; }))},
+        {"no_mask", [causal, weighted] { return causal && weighted; }, way(change([](AttentionWay& w) { w.soft.masked = false; }))},
+        {"sees_one_future", [causal, weighted] { return causal && weighted; }, way(change([](AttentionWay& w) { w.soft.shift = 1; }))},
+        {"misses_itself", [causal, weighted] { return causal && weighted; }, way(change([](AttentionWay& w) { w.soft.shift = -1; }))},
+        {"mask_in_cross_attention", [causal, cross, weighted] { return cross && !causal && weighted; }, way(change([](AttentionWay& w) { w.soft.masked = true; }))},
         {"keys_from_decoder", [cross] { return cross; }, way(change([](AttentionWay& w) { w.keys_from_x = true; }))},
-        {"softmax_over_queries", [] { return true; }, way(change([](AttentionWay& w) { w.soft.dim = -2; }))},
+        {"softmax_over_queries", [weighted] { return weighted; }, way(change([](AttentionWay& w) { w.soft.dim = -2; }))},
         {"heads_not_split", [heads, q] { return heads && q == "out"; }, way(change([](AttentionWay& w) { w.split_heads = false; }))},
         {"weights_transposed", square, way(change([](AttentionWay& w) { w.transpose_weights = true; }))},
     };
