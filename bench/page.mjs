@@ -1,6 +1,6 @@
 // The page in headless Chromium, unthrottled and with the CPU slowed 4x (CDP
 // Emulation.setCPUThrottlingRate, a mid-range phone), side by side: bytes of the first load (gzip,
-// fonts apart), time to interactive of the whole page and of an embedded section (a first visit,
+// fonts apart; the whole page and ?embed=18.3), time to interactive of the whole page and of an embedded section (a first visit,
 // and a student coming back, with the browser's cache), and edit to next paint (median and p95
 // over 100 edits) in 18.3 and 18.4 at the default sizes and at T = 64; and the same two measures
 // of a page that does nothing (the floor of this browser and machine).
@@ -64,7 +64,7 @@ async function openInteractive(page, url) {
     new Promise((_, reject) => setTimeout(() => reject(new Error(`not interactive after 60 s: ${document.querySelector('.error')?.textContent ?? ''}`)), 60000))]));
 }
 
-async function firstLoad() {
+async function firstLoad(query = '') {
   const page = await newPage(1);
   const resources = [];
   page.on('response', async (r) => {
@@ -73,7 +73,7 @@ async function firstLoad() {
       resources.push({ url: r.url(), bytes: body.length, gzip: gzipSync(body).length });
     } catch { /* redirects have no body */ }
   });
-  await openInteractive(page, server.url);
+  await openInteractive(page, server.url + query);
   await page.waitForLoadState('networkidle');   // what loads after the mark (fonts, lessons) counts too
   await page.close();
   const font = (r) => /\.woff2?$|\.ttf$/.test(r.url);
@@ -153,6 +153,7 @@ const cases = [
 ];
 
 const load = await firstLoad();
+const embedLoad = await firstLoad('?lang=en&embed=18.3');
 const rows = [];
 const load0 = loadavg()[0];
 for (const [label, query, target, returning] of loads) {
@@ -182,11 +183,12 @@ rmSync(floorDir, { recursive: true, force: true });
 const f = (s) => (s ? `${s.median.toFixed(0).padStart(5)} / ${s.p95.toFixed(0).padStart(4)}` : 'not run');   // smoke mode runs unthrottled only
 console.log('\nThe page in headless Chromium (Debian chromium, software rendering), served from localhost');
 console.log(`first load: ${(load.gzipBytesExcludingFonts / 1024).toFixed(0)} KB gzip excluding fonts (target < 400 KB); KaTeX fonts ${(load.fontBytes / 1024).toFixed(0)} KB woff2`);
+console.log(`first load of ?embed=18.3: ${(embedLoad.gzipBytesExcludingFonts / 1024).toFixed(0)} KB gzip excluding fonts; KaTeX fonts ${(embedLoad.fontBytes / 1024).toFixed(0)} KB woff2`);
 console.log(`load average ${load0.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end (2 cores: above 2, other work shared the CPU)`);
 console.log(`ms, median / p95 (time to interactive over ${LOADS} loads; edit to next paint over ${EDITS} edits)`);
 console.log(`${'measure'.padEnd(58)} ${'unthrottled'.padStart(12)} ${'CPU 4x slower'.padStart(14)}   target (p95)`);
 for (const r of rows) console.log(`${r.label.padEnd(58)} ${f(r.x1).padStart(12)} ${f(r.x4).padStart(14)}   ${r.target} ms${[r.x1, r.x4].some((x) => x && x.p95 > r.target) ? '  (missed)' : ''}`);
 for (const r of floor) console.log(`${r.label.padEnd(58)} ${f(r.x1).padStart(12)} ${f(r.x4).padStart(14)}`);
 mkdirSync(RESULTS, { recursive: true });
-writeFileSync(`${RESULTS}/page.json`, JSON.stringify({ load, rows, floor, loadavg: [load0, loadavg()[0]] }, null, 2));
+writeFileSync(`${RESULTS}/page.json`, JSON.stringify({ load, embedLoad, rows, floor, loadavg: [load0, loadavg()[0]] }, null, 2));
 console.log(`wrote ${RESULTS}/page.json`);

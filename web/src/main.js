@@ -7,9 +7,9 @@ import './style.css';
 import { h } from './widgets/dom.js';
 import { LANGS, makeT } from './i18n.js';
 import { anchorId } from './section.js';
-import { mountLab, sharedCore, loadSections, SECTIONS, EXERCISES } from './mount.js';
+import { mountLab, sharedCore, loadSections, loadExercises, SECTIONS } from './mount.js';
 import { startCourse } from './course.js';
-import { renderWorksheet } from './worksheet.js';
+import { exercisesOf } from './exercises.js';
 import trainText from '../../lessons/data/train.txt?raw';
 
 const app = document.getElementById('app');
@@ -21,9 +21,10 @@ const t = makeT(lang);
 const notices = [];
 if (params.has('lang') && !LANGS.includes(params.get('lang'))) notices.push('lang');
 if (params.has('embed') && !embedded) notices.push('embed');
-// the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM), paper
-const course = startCourse({ params, lang, sections: SECTIONS, shown: embedded ? [embedded] : SECTIONS, exercises: EXERCISES });
-notices.push(...course.rejected);
+const shown = embedded ? [embedded] : SECTIONS;
+// the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM),
+// paper; started in main() once the shown sections' controllers (their exercises) have arrived
+let course;
 
 document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 document.title = t('title');
@@ -70,6 +71,16 @@ function toc() {
 }
 
 async function main() {
+  sharedCore();   // the core's download starts at once, beside the controllers'
+  let exercises;
+  try {
+    exercises = await loadExercises(shown.map((s) => s.id));
+  } catch (e) {
+    app.append(h('main', {}, h('p.loading.error', { role: 'status' }, t(e.part ? 'partFailed' : 'loadFailed', { message: e.message }))));
+    return;
+  }
+  course = startCourse({ params, lang, sections: SECTIONS, shown, exercises });
+  notices.push(...course.rejected);
   if (course.options.print) { worksheet(); return; }
   if (embedded) document.body.classList.add('embed');
   else app.append(header(), toc());
@@ -100,16 +111,18 @@ async function worksheet() {
   const loading = h('p.loading', { role: 'status' }, t('loading'));
   const root = h('main', {}, loading);
   app.append(root);
-  let core, sections;
+  let core, sections, renderWorksheet;
   try {
-    [{ core }, sections] = await Promise.all([sharedCore(), loadSections(SECTIONS.map((s) => s.id), lang)]);
+    // the worksheet's code is a chunk of its own: only ?print=worksheet fetches it
+    [{ core }, sections, { renderWorksheet }] = await Promise.all([sharedCore(), loadSections(SECTIONS.map((s) => s.id), lang),
+      import('./worksheet.js').catch((e) => { throw Object.assign(e, { part: true }); })]);
   } catch (e) {
     loading.textContent = t(e.part ? 'partFailed' : 'loadFailed', { message: e.message });
     loading.classList.add('error');
     return;
   }
   loading.remove();
-  const sheet = renderWorksheet({ core, lang, sections, exercises: EXERCISES, params, options: course.options, resources: { trainText } });
+  const sheet = renderWorksheet({ core, lang, sections, exercises: exercisesOf(sections), params, options: course.options, resources: { trainText } });
   root.append(sheet.el);
   notices.push(...sheet.rejected);
   if (notices.length) {
