@@ -71,7 +71,10 @@ function toc() {
 }
 
 async function main() {
-  sharedCore();   // the core's download starts at once, beside the controllers'
+  // the core and the shown sections' lessons start downloading at once, beside the controllers'
+  // (mountLab and the worksheet take them from there; a failure is reported where they are awaited)
+  sharedCore();
+  loadSections(shown.map((s) => s.id), lang).catch(() => {});
   let exercises;
   try {
     exercises = await loadExercises(shown.map((s) => s.id));
