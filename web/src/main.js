@@ -2,6 +2,7 @@
 // by mountLab() (mount.js) with the state in the URL; `?embed=18.3` shows one section alone,
 // sized for an iframe, and tells the parent page its height; `?solutions=0` hides the exercises'
 // hints, solutions and diagnoses.
+import './page-early.js';   // first: starts fetching the shown sections' code
 import 'katex/dist/katex.min.css';
 import './style.css';
 import { h } from './widgets/dom.js';

@@ -43,21 +43,9 @@ import trainText from '../../lessons/data/train.txt?raw';
 
 export { SECTIONS };
 
-const controllers = new Map();   // id -> the promise of its controller (null: none)
+import { loadController, part } from './chunks.js';
+
 const loaded = new Map();   // 'id lang' -> the promise of that section, loaded
-
-// A chunk that cannot be fetched: the error's `part` is true (the caller says: check the connection).
-const part = (e) => { throw Object.assign(new Error(e.message, { cause: e }), { part: true }); };
-
-/** The controller of a section (a chunk of its own, loaded once per page), or null. */
-function loadController(spec) {
-  if (!controllers.has(spec.id)) {
-    const p = spec.loadController ? spec.loadController().catch(part) : Promise.resolve(null);
-    p.catch(() => controllers.delete(spec.id));   // tried again next time
-    controllers.set(spec.id, p);
-  }
-  return controllers.get(spec.id);
-}
 
 /** The sections with these ids, each with its controller (or null), without lessons. */
 export function loadControllers(ids) {
