@@ -21,16 +21,14 @@ export default defineConfig(({ mode }) => {
       chunkSizeWarningLimit: 2000,
       // the lessons of each language a chunk of their own (virtual:lab-sections imports them on
       // demand), so a page fetches one language's; their Markdown for the notebooks (?notebook)
-      // a chunk per language, fetched only for a notebook; the section controllers (every module of
-      // web/src/sections/, whatever its name) stay one chunk with the widgets they share, imported
-      // by the entry: one chunk per section measured slower to interactive here (more modules to
-      // compile on the main thread; docs/performance.md)
+      // a chunk per language, fetched only for a notebook; each section's controller is a chunk of
+      // its own (virtual:lab-sections imports it on demand, the widgets it shares with others go
+      // to shared chunks), so an embedded section fetches only its own code (docs/performance.md)
       ...(single ? {} : { rolldownOptions: { output: { codeSplitting: { groups: [
         { name: 'notebook-text-zh', test: /[\\/]lessons[\\/]zh[\\/][^\\/]*\.md\?notebook$/ },
         { name: 'notebook-text-en', test: /[\\/]lessons[\\/]en[\\/][^\\/]*\.md\?notebook$/ },
         { name: 'lessons-zh', test: /[\\/]lessons[\\/]zh[\\/]/ },
         { name: 'lessons-en', test: /[\\/]lessons[\\/]en[\\/]/ },
-        { name: 'sections', test: /[\\/]web[\\/]src[\\/]sections[\\/]/ },
       ] } } } }),
     },
     worker: { format: 'iife' },   // classic workers: module workers from blob: URLs fail on file:// pages
@@ -38,9 +36,10 @@ export default defineConfig(({ mode }) => {
   };
 });
 
-// `vite build --mode element`: the <attention-lab> web component (web/src/element.js) as one ES
-// module, dist/element/attention-lab.js, with its assets as files beside it (dist/element/assets/:
-// the .wasm and KaTeX's fonts, found from the module's own URL). Not a library build: that
+// `vite build --mode element`: the <attention-lab> web component (web/src/element.js) as an ES
+// module, dist/element/attention-lab.js, with its chunks and assets as files beside it
+// (dist/element/assets/: each section's code, the lessons, the .wasm and KaTeX's fonts, found from
+// the module's own URL). Not a library build: that
 // would inline every asset into the module.
 function elementBuild() {
   return {
@@ -58,7 +57,15 @@ function elementBuild() {
       rolldownOptions: {
         input: 'web/src/element.js',
         preserveEntrySignatures: 'exports-only',
-        output: { entryFileNames: 'attention-lab.js', assetFileNames: 'assets/[name]-[hash][extname]', codeSplitting: false },
+        // the module, and beside it in assets/ each section's controller and the lessons of each
+        // language as chunks it imports on demand (an element fetches its own sections' only)
+        output: { entryFileNames: 'attention-lab.js', chunkFileNames: 'assets/[name]-[hash].js', assetFileNames: 'assets/[name]-[hash][extname]',
+          codeSplitting: { groups: [
+            { name: 'notebook-text-zh', test: /[\\/]lessons[\\/]zh[\\/][^\\/]*\.md\?notebook$/ },
+            { name: 'notebook-text-en', test: /[\\/]lessons[\\/]en[\\/][^\\/]*\.md\?notebook$/ },
+            { name: 'lessons-zh', test: /[\\/]lessons[\\/]zh[\\/]/ },
+            { name: 'lessons-en', test: /[\\/]lessons[\\/]en[\\/]/ },
+          ] } },
       },
     },
     worker: { format: 'iife' },

@@ -93,17 +93,16 @@ export default function lessonsPlugin() {
 }
 
 // `virtual:lab-sections`: the sections of web/src/sections/index.js, in order, each with its
-// lessons' titles, its controller and loaders of its lesson in each language:
-//   [{id, prefix, module, titles: {zh, en}, controller: {...} | null,
+// lessons' titles, a loader of its controller and loaders of its lesson in each language:
+//   [{id, prefix, module, titles: {zh, en},
+//     loadController: () => import(...) (a section with a controller; resolves to the controller),
 //     loadLesson: {zh: () => import(...), en: () => import(...)},
 //     loadLessonText: {zh, en} (a section with a controller: its lesson's ?notebook form)}]
-// The controllers are imported as the page starts (the progress needs their exercises at once;
-// vite.config.js keeps them one chunk with the widgets they share, which the entry imports anyway);
-// each lesson (and its ?notebook form) is a dynamic import, which vite.config.js groups into
-// chunks (the lessons of each language one chunk, so a page fetches only its language's;
-// docs/performance.md); mount.js's
-// loadSections() resolves them. The single-file and element builds inline every chunk. A listed
-// file that does not exist fails the build, naming it.
+// Each controller is a dynamic import, a chunk of its own (the widgets it shares with others in
+// shared chunks), so an embedded section or an element fetches only its own section's code;
+// each lesson (and its ?notebook form) is a dynamic import too, which vite.config.js groups into
+// chunks (docs/performance.md); mount.js's loadSections() resolves them. The single-file build
+// inlines every chunk. A listed file that does not exist fails the build, naming it.
 export function labSections() {
   const ID = 'virtual:lab-sections', RESOLVED = `\0${ID}`;
   const root = fileURLToPath(new URL('../', import.meta.url));
@@ -117,15 +116,14 @@ export function labSections() {
         this.addWatchFile(root + path);
         return JSON.stringify(root + path + query);
       };
-      const imports = [];
-      const entries = SECTIONS.map((s, i) => {
-        if (s.module) imports.push(`import controller${i} from ${file(`web/src/sections/${s.module}`)};`);
+      const entries = SECTIONS.map((s) => {
         const titles = Object.fromEntries(LANGS.map((lang) => [lang, lessonTitle(root + lessonPath(lang, s.id))]));
         const lessons = LANGS.map((lang) => `${lang}: () => import(${file(lessonPath(lang, s.id))}).then((m) => m.default)`);
+        const controller = s.module ? `, loadController: () => import(${file(`web/src/sections/${s.module}`)}).then((m) => m.default)` : '';
         const texts = s.module ? `, loadLessonText: { ${LANGS.map((lang) => `${lang}: () => import(${file(lessonPath(lang, s.id), '?notebook')}).then((m) => m.default)`).join(', ')} }` : '';
-        return `{ ...${JSON.stringify({ ...s, titles })}, controller: ${s.module ? `controller${i}` : 'null'}, loadLesson: { ${lessons.join(', ')} }${texts} }`;
+        return `{ ...${JSON.stringify({ ...s, titles })}${controller}, loadLesson: { ${lessons.join(', ')} }${texts} }`;
       });
-      return `${imports.join('\n')}\nexport default [\n${entries.join(',\n')}\n];\n`;
+      return `export default [\n${entries.join(',\n')}\n];\n`;
     },
   };
 }

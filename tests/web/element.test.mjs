@@ -75,11 +75,12 @@ const W = { q: [[0.3, 0.1], [0, 0.3]], k: [[0.2, -0.3], [0.3, 0.2]], v: [[1, 0],
 const attention = (X, causal) => ref.attention(ref.matmul(X, W.q), ref.matmul(X, W.k), ref.matmul(X, W.v), causal);
 const nearAll = (A, B, tol, msg) => assert.ok(ref.maxAbs(A, B) <= tol, `${msg}: max diff ${ref.maxAbs(A, B)}\n got ${JSON.stringify(A)}\nwant ${JSON.stringify(B)}`);
 
-/** A page that counts .wasm fetches, WebAssembly compilations and instantiations, console errors. */
+/** A page that lists its requests, counts .wasm fetches, WebAssembly compilations and instantiations, console errors. */
 async function open(file) {
   const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = [];
-  const wasmFetches = [];
+  const wasmFetches = [], urls = [];
+  page.on('request', (r) => urls.push(r.url()));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasmFetches.push(r.url()); });
@@ -97,7 +98,7 @@ async function open(file) {
     }
   });
   await page.goto(server.url + file);
-  return { page, errors, wasmFetches };
+  return { page, errors, wasmFetches, urls };
 }
 /** Waits until the element has rendered its sections. */
 const ready = (page, sel, section) => page.waitForSelector(`${sel} .lab-section[data-section="${section}"] .lab`, { timeout: 20000 });
@@ -300,8 +301,13 @@ test('an element removed from the page releases its training worker; the core st
 });
 
 test('a plain HTML page with only the module script and the element', async () => {
-  const { page, errors, wasmFetches } = await open('plain.html');
+  const { page, errors, wasmFetches, urls } = await open('plain.html');
   await ready(page, 'attention-lab', '18.1');
+  // its own section's code, no other section's (each controller is a chunk of its own), and the
+  // lessons of its language only
+  const code = urls.filter((u) => /\/s18-\d-[\w-]+\.js$/.test(u)).map((u) => u.match(/s18-\d/)[0]);
+  assert.deepEqual(code, ['s18-1'], urls.join(' '));
+  assert.ok(!urls.some((u) => /\/lessons-en-/.test(u)), 'not the English lessons');
   // no lang anywhere: Chinese, the lab's default
   assert.match(await page.locator('attention-lab h2').textContent(), /^18\.1/);
   assert.equal(await page.locator('attention-lab button.reset').textContent(), '重置本节');

@@ -151,3 +151,35 @@ test('a lesson chunk that fails to load is a message, not a blank page', async (
     await page.close();
   }
 });
+
+// Each section's controller is a chunk of its own (web/lessons-plugin.js): an embedded section
+// fetches its own code and no other section's, and the whole page fetches every section's.
+test('an embedded section fetches its own section\'s code only', async () => {
+  const sectionChunks = (urls) => urls.filter((u) => /\/s18-\d-[\w-]+\.js$/.test(u)).map((u) => u.match(/\/(s18-\d)-/)[1]).sort();
+  for (const [query, want] of [['?lang=en&embed=18.3', ['s18-3']], ['?lang=zh&embed=18.8', ['s18-8']], ['?lang=en&embed=exercises', []],
+    ['?lang=en', LABS.map((id) => `s${id.replace('.', '-')}`)]]) {
+    const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const urls = [];
+    page.on('request', (r) => urls.push(r.url()));
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(server.url + query);
+    await interactive(page);
+    assert.deepEqual(sectionChunks(urls), want, `${query}: ${urls.join(' ')}`);
+    assert.deepEqual(errors, [], query);
+    await page.close();
+  }
+});
+
+// The same for a section's code: its chunk failing is the same message, on the page and embedded.
+test('a section\'s code chunk that fails to load is a message, not a blank page', async () => {
+  for (const query of ['?lang=en&embed=18.3', '?lang=en']) {
+    const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.route(/\/s18-3-[\w-]+\.js$/, (route) => route.abort());
+    await page.goto(server.url + query);
+    const message = page.locator('main p.loading.error');
+    await message.waitFor({ timeout: 30000 });
+    assert.match(await message.textContent(), /^Part of the lab \(lessons or controls\) could not be loaded; check the connection and reload the page: /, query);
+    await page.close();
+  }
+});

@@ -2,14 +2,15 @@
 // by mountLab() (mount.js) with the state in the URL; `?embed=18.3` shows one section alone,
 // sized for an iframe, and tells the parent page its height; `?solutions=0` hides the exercises'
 // hints, solutions and diagnoses.
+import './page-early.js';   // first: starts fetching the shown sections' code
 import 'katex/dist/katex.min.css';
 import './style.css';
 import { h } from './widgets/dom.js';
 import { LANGS, makeT } from './i18n.js';
 import { anchorId } from './section.js';
-import { mountLab, sharedCore, loadSections, SECTIONS, EXERCISES } from './mount.js';
+import { mountLab, sharedCore, loadSections, loadExercises, SECTIONS } from './mount.js';
 import { startCourse } from './course.js';
-import { renderWorksheet } from './worksheet.js';
+import { exercisesOf } from './exercises.js';
 import trainText from '../../lessons/data/train.txt?raw';
 
 const app = document.getElementById('app');
@@ -21,9 +22,10 @@ const t = makeT(lang);
 const notices = [];
 if (params.has('lang') && !LANGS.includes(params.get('lang'))) notices.push('lang');
 if (params.has('embed') && !embedded) notices.push('embed');
-// the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM), paper
-const course = startCourse({ params, lang, sections: SECTIONS, shown: embedded ? [embedded] : SECTIONS, exercises: EXERCISES });
-notices.push(...course.rejected);
+const shown = embedded ? [embedded] : SECTIONS;
+// the lab in a course (course.js): page options, progress that is kept, a learning platform (SCORM),
+// paper; started in main() once the shown sections' controllers (their exercises) have arrived
+let course;
 
 document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 document.title = t('title');
@@ -70,6 +72,19 @@ function toc() {
 }
 
 async function main() {
+  // the core and the shown sections' lessons start downloading at once, beside the controllers'
+  // (mountLab and the worksheet take them from there; a failure is reported where they are awaited)
+  sharedCore();
+  loadSections(shown.map((s) => s.id), lang).catch(() => {});
+  let exercises;
+  try {
+    exercises = await loadExercises(shown.map((s) => s.id));
+  } catch (e) {
+    app.append(h('main', {}, h('p.loading.error', { role: 'status' }, t(e.part ? 'partFailed' : 'loadFailed', { message: e.message }))));
+    return;
+  }
+  course = startCourse({ params, lang, sections: SECTIONS, shown, exercises });
+  notices.push(...course.rejected);
   if (course.options.print) { worksheet(); return; }
   if (embedded) document.body.classList.add('embed');
   else app.append(header(), toc());
@@ -100,16 +115,18 @@ async function worksheet() {
   const loading = h('p.loading', { role: 'status' }, t('loading'));
   const root = h('main', {}, loading);
   app.append(root);
-  let core, sections;
+  let core, sections, renderWorksheet;
   try {
-    [{ core }, sections] = await Promise.all([sharedCore(), loadSections(SECTIONS.map((s) => s.id), lang)]);
+    // the worksheet's code is a chunk of its own: only ?print=worksheet fetches it
+    [{ core }, sections, { renderWorksheet }] = await Promise.all([sharedCore(), loadSections(SECTIONS.map((s) => s.id), lang),
+      import('./worksheet.js').catch((e) => { throw Object.assign(e, { part: true }); })]);
   } catch (e) {
     loading.textContent = t(e.part ? 'partFailed' : 'loadFailed', { message: e.message });
     loading.classList.add('error');
     return;
   }
   loading.remove();
-  const sheet = renderWorksheet({ core, lang, sections, exercises: EXERCISES, params, options: course.options, resources: { trainText } });
+  const sheet = renderWorksheet({ core, lang, sections, exercises: exercisesOf(sections), params, options: course.options, resources: { trainText } });
   root.append(sheet.el);
   notices.push(...sheet.rejected);
   if (notices.length) {

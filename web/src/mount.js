@@ -38,26 +38,40 @@ import { makeT } from './i18n.js';
 import { readSection, writeSection } from './state.js';
 import { mountSection } from './section.js';
 import { exercisesOf } from './exercises.js';
-import SECTIONS from 'virtual:lab-sections';   // sections/index.js with titles, controllers and loaders of lessons
+import SECTIONS from 'virtual:lab-sections';   // sections/index.js with titles and loaders of controllers and lessons
 import trainText from '../../lessons/data/train.txt?raw';
 
 export { SECTIONS };
-/** Every exercise of the lab, in page order (exercises.js's and the controllers'). */
-export const EXERCISES = exercisesOf(SECTIONS);
+
+import { loadController, part } from './chunks.js';
 
 const loaded = new Map();   // 'id lang' -> the promise of that section, loaded
 
+/** The sections with these ids, each with its controller (or null), without lessons. */
+export function loadControllers(ids) {
+  return Promise.all(ids.map((id) => {
+    const spec = SECTIONS.find((s) => s.id === id);
+    return loadController(spec).then((controller) => ({ ...spec, controller }));
+  }));
+}
+
+/** The exercises of the lab, in page order, as far as they are known once the controllers of
+ * `ids` are loaded: exercises.js's of every section and the exercises those controllers declare. */
+export async function loadExercises(ids) {
+  const withControllers = new Map((await loadControllers(ids)).map((s) => [s.id, s]));
+  return exercisesOf(SECTIONS.map((s) => withControllers.get(s.id) ?? { ...s, controller: null }));
+}
+
 /** The sections with these ids, each with its controller (or null) and its lesson in `lang`
- * (a chunk of its own, loaded once per page): [{id, prefix, titles, controller, lessons: {[lang]}}].
- * Rejects if a chunk cannot be loaded (the error's `part` is true: a chunk holds several sections). */
+ * (chunks loaded once per page): [{id, prefix, titles, controller, lessons: {[lang]}}].
+ * Rejects if a chunk cannot be loaded (the error's `part` is true). */
 export function loadSections(ids, lang) {
   return Promise.all(ids.map((id) => {
     const key = `${id} ${lang}`;
     if (!loaded.has(key)) {
       const spec = SECTIONS.find((s) => s.id === id);
-      const p = spec.loadLesson[lang]()
-        .then((lesson) => ({ ...spec, lessons: { [lang]: lesson } }),
-          (e) => { throw Object.assign(new Error(e.message, { cause: e }), { part: true }); });
+      const p = Promise.all([loadController(spec), spec.loadLesson[lang]().catch(part)])
+        .then(([controller, lesson]) => ({ ...spec, controller, lessons: { [lang]: lesson } }));
       p.catch(() => loaded.delete(key));   // tried again next time
       loaded.set(key, p);
     }
@@ -135,7 +149,7 @@ export async function mountLab(root, {
       const section = mountSection(spec, {
         core, coreModule, lang, state: read.state, resources: { trainText }, exerciseOptions,
         lesson: spec.lessons[lang], lazy,
-        exercises: EXERCISES.filter((e) => e.section === spec.id),
+        exercises: exercisesOf([spec]),
         onState(state) {
           writeSection(spec.prefix, schema, state, params);
           onState(params, { section: spec.id, state });
@@ -152,14 +166,14 @@ export async function mountLab(root, {
     const names = [...new Set(rejected)].map((n) => n.slice(0, 40)).join(', ');
     root.prepend(h('p.notice', { role: 'status' }, t(source === 'attributes' ? 'attrNotice' : 'urlNotice', { names })));
   }
-  if (lazy) ({ mounted: handle.mounted, stop: stopLazy } = startLabs(mounted, { t, handle }));
+  if (lazy) ({ mounted: handle.mounted, stop: stopLazy } = startLabs(mounted, { t, handle, exercises: exercisesOf(specs) }));
   return handle;
 }
 
 // The lazy sections' labs: those in or within a screen of the viewport now, the others when the
 // student scrolls near them (IntersectionObserver) or the page is idle, one per idle period, in
 // page order; all of them before printing. A lab that fails to build becomes a message in its place.
-function startLabs(sections, { t, handle }) {
+function startLabs(sections, { t, handle, exercises }) {
   let stopped = false, timer = 0;
   const idle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f, 16));
   const cancel = globalThis.cancelIdleCallback ?? clearTimeout;
@@ -191,7 +205,7 @@ function startLabs(sections, { t, handle }) {
   // the address bar): the section is built at once, so that the link finds it. A click's handlers
   // run before the browser follows the link; a changed hash scrolls here.
   const buildFor = (hash) => {
-    const def = EXERCISES.find((x) => `#ex-${x.id}` === hash);
+    const def = exercises.find((x) => `#ex-${x.id}` === hash);
     const s = def && waiting.find((w) => w.id === def.section);
     if (s) start(s);
     return !!s;
