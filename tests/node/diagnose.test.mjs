@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCore, diagnoseText } from '../../wasm/js/index.js';
-import { runPrograms } from './pytorch.mjs';
+import { MHA, runPrograms } from './pytorch.mjs';
 
 const core = await loadCore();
 const lit = (t) => `torch.tensor(${JSON.stringify(Array.from(t.data))}, dtype=torch.float64).reshape(${t.shape.join(', ')})`;
@@ -26,22 +26,6 @@ const q = core.randn([1, 4, 3], 8), k = core.randn([1, 4, 3], 9), v = core.randn
 const weights = core.softmax(core.randn([2, 4, 4], 12), { mask: 'causal' });
 const keep = { shape: weights.shape, data: Float64Array.from(core.randn([2, 4, 4], 13).data, (r) => (r > -0.5 ? 1 : 0)) };
 
-const MHA = String.raw`
-def mha(x, wq, wk, wv, H, scale, mask_way='before', shift=0, causal=True, dim=-1, src=None, split=True, transpose=False):
-    src = x if src is None else src
-    if transpose: wq, wk, wv = wq.T, wk.T, wv.T
-    q, k, v = x @ wq, src @ wk, src @ wv
-    B, T, D = q.shape; Tk = k.shape[1]
-    H = H if split else 1; hs = D // H
-    q = q.view(B, T, H, hs).transpose(1, 2); k = k.view(B, Tk, H, hs).transpose(1, 2); v = v.view(B, Tk, H, hs).transpose(1, 2)
-    att = (q @ k.transpose(-2, -1)) * scale(hs, x.shape[-1])
-    allowed = torch.tril(torch.ones(T, Tk, dtype=torch.bool), diagonal=shift)
-    if causal and mask_way == 'before': att = att.masked_fill(~allowed, float('-inf')).softmax(dim)
-    elif causal and mask_way == 'after': att = att.softmax(dim).masked_fill(~allowed, 0.0)
-    else: att = att.softmax(dim)
-    return (att @ v).transpose(1, 2).contiguous().view(B, T, D)
-root = lambda hs, C: 1 / math.sqrt(hs)
-`;
 
 const CHECKS = [
   {
@@ -71,36 +55,36 @@ const CHECKS = [
     check: 'attention', inputs: { x: X, wq, wk, wv, heads: 3, causal: true },
     setup: `${MHA}\nx, wq, wk, wv = ${lit(X)}, ${lit(wq)}, ${lit(wk)}, ${lit(wv)}`,
     programs: {
-      correct: 'y = mha(x, wq, wk, wv, 3, root)',
-      scale_model: 'y = mha(x, wq, wk, wv, 3, lambda hs, C: 1 / math.sqrt(C))',
-      scale_head_size: 'y = mha(x, wq, wk, wv, 3, lambda hs, C: 1 / hs)',
-      no_scale: 'y = mha(x, wq, wk, wv, 3, lambda hs, C: 1.0)',
-      mask_after: "y = mha(x, wq, wk, wv, 3, root, mask_way='after')",
-      no_mask: 'y = mha(x, wq, wk, wv, 3, root, causal=False)',
-      sees_one_future: 'y = mha(x, wq, wk, wv, 3, root, shift=1)',
-      misses_itself: 'y = mha(x, wq, wk, wv, 3, root, shift=-1)',
-      softmax_over_queries: 'y = mha(x, wq, wk, wv, 3, root, dim=-2)',
-      heads_not_split: 'y = mha(x, wq, wk, wv, 3, root, split=False)',
-      weights_transposed: 'y = mha(x, wq, wk, wv, 3, root, transpose=True)',
+      correct: 'y = mha(x, wq, wk, wv, 3, root)[0]',
+      scale_model: 'y = mha(x, wq, wk, wv, 3, lambda hs, C: 1 / math.sqrt(C))[0]',
+      scale_head_size: 'y = mha(x, wq, wk, wv, 3, lambda hs, C: 1 / hs)[0]',
+      no_scale: 'y = mha(x, wq, wk, wv, 3, lambda hs, C: 1.0)[0]',
+      mask_after: "y = mha(x, wq, wk, wv, 3, root, mask_way='after')[0]",
+      no_mask: 'y = mha(x, wq, wk, wv, 3, root, causal=False)[0]',
+      sees_one_future: 'y = mha(x, wq, wk, wv, 3, root, shift=1)[0]',
+      misses_itself: 'y = mha(x, wq, wk, wv, 3, root, shift=-1)[0]',
+      softmax_over_queries: 'y = mha(x, wq, wk, wv, 3, root, dim=-2)[0]',
+      heads_not_split: 'y = mha(x, wq, wk, wv, 3, root, split=False)[0]',
+      weights_transposed: 'y = mha(x, wq, wk, wv, 3, root, transpose=True)[0]',
     },
   },
   {
     check: 'attention', name: 'cross-attention', inputs: { x: X, wq, wk, wv, heads: 3, causal: false, memory: mem },
     setup: `${MHA}\nx, wq, wk, wv, mem = ${lit(X)}, ${lit(wq)}, ${lit(wk)}, ${lit(wv)}, ${lit(mem)}`,
     programs: {
-      correct: 'y = mha(x, wq, wk, wv, 3, root, causal=False, src=mem)',
-      mask_in_cross_attention: 'y = mha(x, wq, wk, wv, 3, root, causal=True, src=mem)',
-      keys_from_decoder: 'y = mha(x, wq, wk, wv, 3, root, causal=False)',
-      scale_model: 'y = mha(x, wq, wk, wv, 3, lambda hs, C: 1 / math.sqrt(C), causal=False, src=mem)',
+      correct: 'y = mha(x, wq, wk, wv, 3, root, causal=False, src=mem)[0]',
+      mask_in_cross_attention: 'y = mha(x, wq, wk, wv, 3, root, causal=True, src=mem)[0]',
+      keys_from_decoder: 'y = mha(x, wq, wk, wv, 3, root, causal=False)[0]',
+      scale_model: 'y = mha(x, wq, wk, wv, 3, lambda hs, C: 1 / math.sqrt(C), causal=False, src=mem)[0]',
     },
   },
   {
     check: 'positions', inputs: { x: X, wq, wk, wv, heads: 3, causal: true, pos },
     setup: `${MHA}\nx, wq, wk, wv, pos = ${lit(X)}, ${lit(wq)}, ${lit(wk)}, ${lit(wv)}, ${lit(pos)}`,
     programs: {
-      correct: 'y = mha(x + pos, wq, wk, wv, 3, root)',
-      positions_after: 'y = mha(x, wq, wk, wv, 3, root) + pos',
-      no_positions: 'y = mha(x, wq, wk, wv, 3, root)',
+      correct: 'y = mha(x + pos, wq, wk, wv, 3, root)[0]',
+      positions_after: 'y = mha(x, wq, wk, wv, 3, root)[0] + pos',
+      no_positions: 'y = mha(x, wq, wk, wv, 3, root)[0]',
     },
   },
   ...['dq', 'dk'].map((quantity) => ({

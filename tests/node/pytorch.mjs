@@ -50,3 +50,25 @@ export function assertClose(got, want, tol, what) {
     } else assert.equal(a, b, `${what}[${i}]`);
   }
 }
+
+// Multi-head attention as a student writes it in PyTorch, with a switch for each mistake of "Check
+// my numbers": mha(x, wq, wk, wv, H, scale=None, ...) returns (out, weights, scores); x (B, T, C),
+// the weights in math layout (C, D): q = x @ wq; scale(hs, C) is the factor (default 1/sqrt(hs),
+// which `root` also is). tests/node/diagnose.test.mjs and tests/web/check.test.mjs set it up.
+export const MHA = String.raw`
+def mha(x, wq, wk, wv, H, scale=None, mask_way='before', shift=0, causal=True, dim=-1, src=None, split=True, transpose=False):
+    src = x if src is None else src
+    if transpose: wq, wk, wv = wq.T, wk.T, wv.T
+    q, k, v = x @ wq, src @ wk, src @ wv
+    B, T, D = q.shape; Tk = k.shape[1]
+    H = H if split else 1; hs = D // H
+    q = q.view(B, T, H, hs).transpose(1, 2); k = k.view(B, Tk, H, hs).transpose(1, 2); v = v.view(B, Tk, H, hs).transpose(1, 2)
+    sc = 1 / math.sqrt(hs) if scale is None else scale(hs, x.shape[-1])
+    scores = (q @ k.transpose(-2, -1)) * sc
+    allowed = torch.tril(torch.ones(T, Tk, dtype=torch.bool), diagonal=shift)
+    if causal and mask_way == 'before': att = scores.masked_fill(~allowed, float('-inf')).softmax(dim)
+    elif causal and mask_way == 'after': att = scores.softmax(dim).masked_fill(~allowed, 0.0)
+    else: att = scores.softmax(dim)
+    return (att @ v).transpose(1, 2).contiguous().view(B, T, D), att, scores
+root = lambda hs, C: 1 / math.sqrt(hs)
+`;

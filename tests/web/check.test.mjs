@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { builtLab, sec } from './harness.mjs';
-import { runPrograms } from '../node/pytorch.mjs';
+import { MHA, runPrograms } from '../node/pytorch.mjs';
 import { makeModel } from './pytorch-views.mjs';
 import { strings, LESSON_PLACES } from '../../web/src/widgets/check-strings.js';
 import { strings as strings88 } from '../../web/src/sections/s18-8/strings.js';
@@ -22,24 +22,6 @@ const lab = builtLab();
 const core = await loadCore();
 const fill = (s, params) => s.replace(/\{(\w+)\}/g, (_, k) => String(params[k]));
 
-// multi-head attention as a student writes it, with the switches of each mistake; returns
-// (out, weights, scores). x (B, T, C), weights in math layout (C, D): q = x @ wq.
-const MHA = String.raw`
-def mha(x, wq, wk, wv, H, scale=None, mask_way='before', shift=0, causal=True, dim=-1, src=None, split=True, transpose=False):
-    src = x if src is None else src
-    if transpose: wq, wk, wv = wq.T, wk.T, wv.T
-    q, k, v = x @ wq, src @ wk, src @ wv
-    B, T, D = q.shape; Tk = k.shape[1]
-    H = H if split else 1; hs = D // H
-    q = q.view(B, T, H, hs).transpose(1, 2); k = k.view(B, Tk, H, hs).transpose(1, 2); v = v.view(B, Tk, H, hs).transpose(1, 2)
-    sc = 1 / math.sqrt(hs) if scale is None else scale(hs, x.shape[-1])
-    scores = (q @ k.transpose(-2, -1)) * sc
-    allowed = torch.tril(torch.ones(T, Tk, dtype=torch.bool), diagonal=shift)
-    if causal and mask_way == 'before': att = scores.masked_fill(~allowed, float('-inf')).softmax(dim)
-    elif causal and mask_way == 'after': att = scores.softmax(dim).masked_fill(~allowed, 0.0)
-    else: att = scores.softmax(dim)
-    return (att @ v).transpose(1, 2).contiguous().view(B, T, D), att, scores
-`;
 const byC = 'scale=lambda hs, C: 1 / math.sqrt(C)', byHs = 'scale=lambda hs, C: 1 / hs', none = 'scale=lambda hs, C: 1.0';
 
 // Each section's check: the page (query, language, width), the quantity compared, the Python run

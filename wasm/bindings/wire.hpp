@@ -16,7 +16,8 @@
 
 #include "attn/attention.hpp"
 #include "attn/gpt.hpp"
-#include "results.hpp"
+#include "results_chapter.hpp"
+#include "results_gpt.hpp"
 
 namespace attn::wire {
 

@@ -15,22 +15,19 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
+#include "diagnose_compare.hpp"
 #include "internal.hpp"
 
 namespace attn {
 
 namespace {
 
+using detail::align;
+using detail::Aligned;
+using detail::compare;
 using detail::shape_of;
+using detail::swap_last;
 constexpr const char* kFn = "diagnose";
-
-// the last two axes swapped (K^T, W^T)
-Tensor swap_last(const Tensor& t) {
-    std::vector<std::size_t> perm(t.dimension());
-    for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
-    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-    return Tensor(xt::transpose(t, perm));
-}
 
 // A B where the rows of A that hold NaN (a fully masked row: 0 / 0) give rows of NaN: the core's
 // matmul takes finite numbers only
@@ -302,67 +299,6 @@ std::vector<Candidate> dropout_candidates(const DiagnoseInputs& in) {
     };
 }
 
-// ---- the comparison ---------------------------------------------------------------------
-
-// a student's tensor laid out like `expected`: as given, without leading axes of length 1, or
-// with its last two axes swapped (a forgotten transpose); empty if none fits
-struct Aligned { Tensor values, resolution; std::string note; bool ok = false; };
-
-Shape strip_ones(Shape s) {
-    while (s.size() > 1 && s.front() == 1) s.erase(s.begin());
-    return s;
-}
-
-Aligned align(const Tensor& student, const Tensor& resolution, const Tensor& expected) {
-    Aligned a;
-    const Shape want = shape_of(expected), got = shape_of(student);
-    const Tensor res = resolution.size() == student.size() ? resolution : Tensor(xt::zeros<double>(student.shape()));
-    auto as = [&](const Tensor& t) { return Tensor(xt::reshape_view(t, want)); };
-    if (got == want || strip_ones(got) == strip_ones(want)) {
-        a.values = as(student);
-        a.resolution = as(Tensor(xt::reshape_view(res, got)));
-        a.note = got == want ? "" : "leading_ones";
-        a.ok = true;
-        return a;
-    }
-    Shape swapped = strip_ones(got);
-    if (swapped.size() >= 2) {
-        std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
-        if (swapped == strip_ones(want)) {
-            const Tensor s = Tensor(xt::reshape_view(student, strip_ones(got)));
-            const Tensor r = Tensor(xt::reshape_view(res, strip_ones(got)));
-            a.values = as(swap_last(s));
-            a.resolution = as(swap_last(r));
-            a.note = "transposed";
-            a.ok = true;
-        }
-    }
-    return a;
-}
-
-bool same_value(double s, double r) { return (std::isnan(s) && std::isnan(r)) || s == r; }
-
-// the level at which `s` (with its resolution) equals `ref`, and the largest difference
-std::pair<MatchLevel, double> compare(const Tensor& s, const Tensor& res, const Tensor& ref) {
-    MatchLevel level = MatchLevel::Float64;
-    double worst = 0;
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        const double a = s.flat(i), b = ref.flat(i), d = std::abs(a - b);
-        if (same_value(a, b)) continue;
-        if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) return {MatchLevel::None, std::nan("")};
-        worst = std::max(worst, d);
-        const double scale = 1.0 + std::abs(b);
-        // the loosest level any cell needs: float64, then float32, then the printed precision
-        const MatchLevel cell = d <= 1e-10 * scale                               ? MatchLevel::Float64
-                                : d <= 2e-5 * scale                              ? MatchLevel::Float32
-                                : d <= res.flat(i) * (1 + 1e-9) + 2e-5 * scale ? MatchLevel::Printed
-                                                                                 : MatchLevel::None;
-        if (cell == MatchLevel::None || level == MatchLevel::None) level = MatchLevel::None;
-        else if (int(cell) > int(level)) level = cell;
-    }
-    return {level, worst};
-}
-
 std::vector<Candidate> candidates(const std::string& check, const DiagnoseInputs& in) {
     if (check == "causalAverage") return average_candidates(in);
     if (check == "softmax") return softmax_candidates(in);
@@ -422,16 +358,7 @@ Diagnosis diagnose(const std::string& check, const DiagnoseInputs& in, const Ten
     d.level = level;
     d.max_diff = worst;
     d.diff = a.values - d.expected;
-    for (std::size_t i = 0; i < d.expected.size(); ++i) {
-        const double s = a.values.flat(i), r = d.expected.flat(i);
-        if (same_value(s, r)) continue;
-        const double tol = a.resolution.flat(i) * (1 + 1e-9) + 2e-5 * (1.0 + std::abs(r));
-        if (!(std::abs(s - r) <= tol)) {
-            const auto at = xt::unravel_index(i, d.expected.shape());
-            d.first_wrong.assign(at.begin(), at.end());
-            break;
-        }
-    }
+    d.first_wrong = detail::first_wrong(a.values, a.resolution, d.expected);
     d.candidates.push_back({"correct", level, worst, true});
     for (std::size_t c = 1; c < list.size(); ++c) {
         if (!list[c].applies()) continue;
