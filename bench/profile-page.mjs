@@ -30,7 +30,7 @@ await cdp.send('Emulation.setCPUThrottlingRate', { rate: Number(rate) });
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
 const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing'];
-const ready = () => page.waitForFunction(() => performance.getEntriesByName('attention-lab:interactive').length > 0, null, { timeout: 60000 });
+const ready = () => page.waitForFunction(() => performance.getEntriesByName('attention-lab:interactive').length > 0);
 
 if (section) {
   await page.goto(server.url + query);
@@ -38,7 +38,7 @@ if (section) {
   if (process.env.CSS) await page.addStyleTag({ content: process.env.CSS });
   // the section's lab is built when it comes into view; then two frames, so that its first paint is done
   await page.evaluate((s) => document.querySelector(`.lab-section[data-section="${s}"]`).scrollIntoView(), section);
-  await page.waitForSelector(`.lab-section[data-section="${section}"] [data-name="${act === 'cell' ? 'x' : 'causal'}"]`, { timeout: 60000 });
+  await page.waitForSelector(`.lab-section[data-section="${section}"] [data-name="${act === 'cell' ? 'x' : 'causal'}"]`);
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 await chrome.browser.startTracing(page, { categories });

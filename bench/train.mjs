@@ -7,6 +7,7 @@
 //   BENCH_RESULTS=dir writes there instead of bench/results (scripts/bench.sh --smoke does)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { serve, launch } from '../tests/web/harness.mjs';
+import { WAIT_MS } from '../tests/wait.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const MINUTES = Number(process.argv[2] ?? 10);
@@ -43,8 +44,8 @@ await page.waitForFunction((sel) => {
   (start ?? document.querySelector(sel))?.scrollIntoView({ block: 'center' });   // the section may not be there yet
   const r = start?.getBoundingClientRect();
   return r && r.top >= 0 && r.bottom <= innerHeight;
-}, S8, { polling: 250, timeout: 60000 });
-await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0', S8, { timeout: 60000 });
+}, S8, { polling: 250 });
+await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0', S8);
 const read = () => page.evaluate((sel) => {
   const dd = (c) => document.querySelector(`${sel} dl[data-name="stats"] dd.${c}`)?.textContent ?? '';
   const n = (s) => Number.parseFloat(s.replace('−', '-'));
@@ -58,7 +59,7 @@ await page.locator(`${S8} [data-name="start"]`).click();
 const samples = [];
 for (let at = Math.min(5, MINUTES * 60); ; at = Math.min(at + 5, MINUTES * 60)) {
   await page.waitForFunction(([sel, at]) => Number.parseFloat(document.querySelector(`${sel} dl[data-name="stats"] dd.time`)?.textContent) >= at,
-    [S8, at], { timeout: (at + 120) * 1000 });
+    [S8, at], { timeout: WAIT_MS + at * 1000 });
   const r = await read();
   samples.push(r);
   if (r.seconds >= MINUTES * 60) break;

@@ -5,6 +5,7 @@
 // portal and connectivity checks, Remote Settings and Nimbus experiments, region lookup,
 // safe-browsing lists), so a run makes no DNS lookup other than the loopback server.
 import puppeteer from 'puppeteer-core';
+import { WAIT_MS } from '../wait.mjs';
 
 // Added to puppeteer's own list (which already turns off updates, data reporting, safe browsing
 // downloads and add-on metadata).
@@ -42,7 +43,7 @@ export async function launch() {
       MOZ_DISABLE_NONLOCAL_CONNECTIONS: '1',   // loopback and file:// only; also lets the prefs above take effect
       MOZ_CRASHREPORTER_DISABLE: '1',
     },
-    protocolTimeout: 60000,
+    protocolTimeout: WAIT_MS,
   });
   return { browser, close: () => browser.close() };
 }
@@ -51,6 +52,7 @@ export async function launch() {
 export async function openPage(browser, url) {
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
+  page.setDefaultTimeout(WAIT_MS);   // tests/wait.mjs
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));

@@ -27,10 +27,10 @@ const cell = (id, editor, i, j) => `${fig(id, editor)} input[data-row="${i}"][da
 
 async function open(query = '') {
   const r = await openPage(firefox.browser, server.url + query);
-  await r.page.waitForSelector(`${sec(SECTIONS.at(-1).id)}, body.embed .lab-section`, { timeout: 20000 });   // every section in place
+  await r.page.waitForSelector(`${sec(SECTIONS.at(-1).id)}, body.embed .lab-section`);   // every section in place
   // the whole page builds the labs out of view after its first paint (mount.js, lazy)
   await r.page.waitForFunction(() => document.body.classList.contains('embed')
-    || performance.getEntriesByName('attention-lab:mounted').length > 0, { timeout: 30000 });
+    || performance.getEntriesByName('attention-lab:mounted').length > 0);
   return r;
 }
 /** Numbers of heatmaps (by their figures' selectors), each as rows, read in one round trip. */
@@ -228,7 +228,7 @@ test('embed=18.3 in an iframe shows one section that computes, and posts its hei
     f.style.width = '900px';
     document.body.replaceChildren(f);
   }, `${server.url}?embed=18.3&lang=en`);
-  await page.waitForFunction(() => window.heights.length > 0, { timeout: 20000 });
+  await page.waitForFunction(() => window.heights.length > 0);
   const last = await page.evaluate(() => window.heights.at(-1));
   assert.equal(last.section, '18.3');
   assert.ok(last.height > 400, `height ${last.height}`);
@@ -253,9 +253,9 @@ async function train(page, steps, loss = null) {
   await page.waitForFunction((s8, steps, loss) => {
     const stats = document.querySelector(`${s8} dl[data-name="stats"]`);
     return Number(stats?.querySelector('dd')?.textContent) >= steps && (loss === null || Number(stats.querySelector('dd.train-loss')?.textContent || NaN) < loss);
-  }, { timeout: 60000 }, s8, steps, loss);
+  }, {}, s8, steps, loss);
   await page.click(`${s8} [data-name="pause"]`);
-  await page.waitForFunction((sel) => document.querySelector(sel)?.textContent === '0', { timeout: 20000 }, `${s8} dl[data-name="future"] dd`);
+  await page.waitForFunction((sel) => document.querySelector(sel)?.textContent === '0', {}, `${s8} dl[data-name="future"] dd`);
 }
 
 test('18.8: the GPT trains for a few seconds in a worker and its future check reads exactly 0', async () => {
@@ -277,7 +277,7 @@ test('the single-file build works from file://, trains, and fetches nothing from
   const requests = [];
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(`${pathToFileURL(`${DIST}attention-lab.html`).href}?lang=en`);
-  await page.waitForSelector(sec('18.7'), { timeout: 20000 });
+  await page.waitForSelector(sec('18.7'));
   nearAll(await heatmap(page, fig('18.1', 'y0')), [[2, 0], [1, 2], [2, 2]], 2.3e-16, 'defaults');
   await type(page, cell('18.1', 'x', 0, 0), '4');
   const x1 = X1.map((r) => [...r]); x1[0][0] = 4;

@@ -70,7 +70,7 @@ after(async () => {
 const mounted = '.lab-section[data-section="18.7"], body.embed .lab-section .lab, body.embed .lab-section .lesson';
 async function open(query, url = server.url) {
   const r = await openPage(chrome.browser, url + query);
-  await r.page.waitForSelector(mounted, { timeout: 30000 });
+  await r.page.waitForSelector(mounted);
   return r;
 }
 
@@ -176,9 +176,9 @@ for (const lang of LANGS) {
     // 18.8: a few training steps, paused, with the loss table open
     const s8 = sec(page, '18.8');
     await s8.locator('[data-name="start"]').click();
-    await page.waitForFunction(() => Number(document.querySelector('.lab-section[data-section="18.8"] dl[data-name="stats"] dd')?.textContent) >= 3, null, { timeout: 60000 });
+    await page.waitForFunction(() => Number(document.querySelector('.lab-section[data-section="18.8"] dl[data-name="stats"] dd')?.textContent) >= 3);
     await s8.locator('[data-name="pause"]').click();
-    await page.waitForFunction(() => document.querySelector('.lab-section[data-section="18.8"] dl[data-name="future"] dd'), null, { timeout: 30000 });
+    await page.waitForFunction(() => document.querySelector('.lab-section[data-section="18.8"] dl[data-name="future"] dd'));
     await openAll(page, '.lab-section[data-section="18.8"] details');
     assert.ok(await s8.locator('details.chart-data tbody tr').count() >= 1);
     assert.deepEqual(await audit(page, 'input'), []);
@@ -196,7 +196,7 @@ for (const lang of LANGS) {
     for (const { id } of SECTIONS) {
       const frame = () => page.frames().find((f) => f.url().includes(`embed=${id}&`));
       await page.waitForFunction((sel) => [...document.querySelectorAll('iframe')].every((f) => f.contentDocument?.querySelector(sel)),
-        mounted, { timeout: 30000 });
+        mounted);
       assert.equal(await frame().evaluate(() => document.body.classList.contains('embed')), true, id);
       problems.push(...await audit(frame(), `embed ${id}`));
     }
@@ -217,7 +217,7 @@ for (const lang of LANGS) {
         LMSGetErrorString: () => '', LMSGetDiagnostic: () => '', LMSGetValue: (k) => data[k] ?? '', LMSSetValue: (k, v) => { data[k] = String(v); return 'true'; } };
     });
     await scorm.goto(`${file}?embed=18.3&lang=${lang}&solutions=0`);
-    await scorm.waitForSelector(mounted, { timeout: 30000 });
+    await scorm.waitForSelector(mounted);
     problems.push(...await audit(scorm, 'SCORM launch'));
     await scorm.close();
     assert.deepEqual(problems, []);
@@ -227,7 +227,7 @@ for (const lang of LANGS) {
   test(`axe (${lang}): the worksheet (?print=worksheet with the answer key)`, async () => {
     const { page } = await blankPage(chrome.browser, server, { viewport: { width: 1000, height: 900 } });
     await page.goto(`${server.url}?print=worksheet&key=1&lang=${lang}`);
-    await page.waitForSelector('article.worksheet .ws-key', { timeout: 30000 });
+    await page.waitForSelector('article.worksheet .ws-key');
     assert.deepEqual(await audit(page, 'worksheet'), []);
     await page.close();
   });
@@ -235,7 +235,7 @@ for (const lang of LANGS) {
   test(`axe (${lang}): the <attention-lab> web component on a course page`, async () => {
     const page = await chrome.browser.newPage({ viewport: { width: 1000, height: 900 } });
     await page.goto(`${hostServer.url}host-${lang}.html`);
-    await page.waitForFunction(() => [...document.querySelectorAll('attention-lab')].every((el) => el.shadowRoot?.querySelector('.lab-section .lab')), null, { timeout: 30000 });
+    await page.waitForFunction(() => [...document.querySelectorAll('attention-lab')].every((el) => el.shadowRoot?.querySelector('.lab-section .lab')));
     assert.deepEqual(await audit(page, 'element'), []);
     await page.close();
   });
@@ -298,7 +298,7 @@ test('keyboard (en): Tab reaches every control once, in document order, each wit
     s8.querySelector('[data-name="start"]').scrollIntoView({ block: 'center' });   // the model is built when its controls are in view
     return s8.querySelector('dl[data-name="future"] dd.prefix') && s8.querySelector('[data-name="future"] tbody tr')
       && s8.querySelectorAll('[data-name^="attn-"] tbody tr').length > 0 && s8.querySelectorAll('[data-name^="attn-"]').length === 8;
-  }, null, { timeout: 60000, polling: 250 });
+  }, null, { polling: 250 });
   await page.evaluate(() => {
     for (const s of document.querySelectorAll('.lab-section')) s.style.contentVisibility = 'visible';
     return new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
@@ -364,7 +364,7 @@ test('keyboard (en): each kind of control works from the keys', async () => {
   await big.locator('output.heatmap-probe', { hasText: /receiver t = 1, source j = 1: / }).waitFor();
   // the language switch is a link: Enter follows it
   await key(page.locator('a.lang-switch'), 'Enter');
-  await page.waitForSelector('html[lang="zh-CN"] .lab-section[data-section="18.7"]', { timeout: 30000 });
+  await page.waitForSelector('html[lang="zh-CN"] .lab-section[data-section="18.7"]');
   await labMounted(page);
   assert.deepEqual(errors, []);
   await page.close();
@@ -375,7 +375,7 @@ test('keyboard (en): each kind of control works from the keys', async () => {
 test('prefers-reduced-motion: nothing on the page moves (CSS or script animations, smooth scrolling)', async () => {
   const { page } = await blankPage(chrome.browser, server, { reducedMotion: 'reduce' });
   await page.goto(`${server.url}?lang=en`);
-  await page.waitForSelector(mounted, { timeout: 30000 });
+  await page.waitForSelector(mounted);
   await page.locator('nav.toc a').nth(3).click();   // in-page navigation
   await fig(page, '18.2', 'mask').locator('button').first().click();
   const moving = await page.evaluate(() => {
@@ -402,7 +402,7 @@ test('charts and heatmaps carry their numbers as text: named images, named table
   const { page, errors } = await open('?lang=en&s4.T=64');
   const s8 = sec(page, '18.8');
   await s8.locator('[data-name="start"]').click();
-  await page.waitForFunction(() => Number(document.querySelector('.lab-section[data-section="18.8"] dl[data-name="stats"] dd')?.textContent) >= 2, null, { timeout: 60000 });
+  await page.waitForFunction(() => Number(document.querySelector('.lab-section[data-section="18.8"] dl[data-name="stats"] dd')?.textContent) >= 2);
   await s8.locator('[data-name="pause"]').click();
   const charts = page.locator('figure.chart-figure');
   assert.equal(await page.locator('.lab-section:is([data-section="18.4"], [data-section="18.8"]) figure.chart-figure').count(), 3,

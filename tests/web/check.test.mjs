@@ -129,7 +129,7 @@ def autograd(masked=True):
   { id: '18.8', lang: 'en', query: '&s8.stage=a', check: 'softmax', compare: 'a',
     async prepare(page) {
       await makeModel(page);
-      await page.waitForSelector('.lab-section[data-section="18.8"] [data-name="b-a"]:not([hidden]) tbody td', { timeout: 60000 });
+      await page.waitForSelector('.lab-section[data-section="18.8"] [data-name="b-a"]:not([hidden]) tbody td');
     },
     // (NH, T, T) is more than PyTorch prints in full by default: the student prints it all, as the panel asks
     setup: "T = S.shape[-1]\nm = torch.tril(torch.ones(T, T, dtype=torch.bool))\ntorch.set_printoptions(profile='full')",

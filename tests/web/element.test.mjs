@@ -9,6 +9,7 @@ import { mkdtempSync, symlinkSync, writeFileSync, existsSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, launch, heatmapValues } from './harness.mjs';
+import { WAIT_MS } from '../wait.mjs';
 import * as ref from './reference.mjs';
 import { SECTIONS } from '../../web/src/sections/index.js';
 
@@ -101,7 +102,7 @@ async function open(file) {
   return { page, errors, wasmFetches, urls };
 }
 /** Waits until the element has rendered its sections. */
-const ready = (page, sel, section) => page.waitForSelector(`${sel} .lab-section[data-section="${section}"] .lab`, { timeout: 20000 });
+const ready = (page, sel, section) => page.waitForSelector(`${sel} .lab-section[data-section="${section}"] .lab`);
 const fig = (page, sel, name) => page.locator(`${sel} [data-name="${name}"]`);
 
 test('three elements on a course page: isolated styles, ids and edits, one WebAssembly instance, no URL changes', async () => {
@@ -282,10 +283,10 @@ test('an element removed from the page releases its training worker; the core st
   });
   await ready(page, '#gpt', '18.8');
   await page.locator('#gpt [data-name="reset-model"]').click();
-  await page.waitForFunction(() => document.querySelector('#gpt').shadowRoot.querySelector('[data-name="stats"] dd'), null, { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelector('#gpt').shadowRoot.querySelector('[data-name="stats"] dd'));
   assert.equal(workers.length, 1, 'one training worker');
   await page.evaluate(() => document.querySelector('#gpt').remove());
-  const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the worker was not terminated')), 15000).unref());
+  const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the worker was not terminated')), WAIT_MS).unref());
   await Promise.race([workers[0].closed, timeout]);   // terminated by disconnectedCallback
   assert.equal(await page.evaluate(() => document.querySelector('attention-lab#gpt')), null);
 

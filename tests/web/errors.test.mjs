@@ -44,7 +44,7 @@ for (const [lang, width] of [['zh', 390], ['en', 1280]]) {
     page.on('pageerror', (e) => errors.push(String(e)));
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
     await page.goto(`${lab.server.url}?lang=${lang}`);
-    await page.waitForSelector('.lab-section[data-section="18.7"]', { timeout: 15000 });
+    await page.waitForSelector('.lab-section[data-section="18.7"]');
     await labMounted(page);
     for (const [what, id, owner, result, prepare, act] of TRIGGERS) {
       await prepare(page, lang);

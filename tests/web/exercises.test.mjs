@@ -12,7 +12,7 @@ after(async () => { await chrome?.close(); server?.close(); });
 
 async function open(lang) {
   const { page, errors } = await openPage(chrome.browser, `${server.url}?lang=${lang}`);
-  await page.waitForSelector('.lab-section[data-section="exercises"] [data-exercise]', { timeout: 15000 });
+  await page.waitForSelector('.lab-section[data-section="exercises"] [data-exercise]');
   await labMounted(page);
   const ex = (id) => page.locator(`[data-exercise="${id}"]`);
   const answer = async (id, values) => {

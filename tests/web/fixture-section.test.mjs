@@ -164,7 +164,7 @@ after(async () => {
 
 const open = async (query) => {
   const r = await openPage(chrome.browser, server.url + query);
-  await r.page.waitForSelector('.lab-section[data-section="18.9"]', { timeout: 20000 });
+  await r.page.waitForSelector('.lab-section[data-section="18.9"]');
   await labMounted(r.page);
   return r;
 };
@@ -260,11 +260,11 @@ test('a SCORM package of 18.9 alone: its manifest, launched by a platform, score
   const { page, errors } = await openPage(chrome.browser, `${lms.url}host.html`);
   await page.evaluate((src) => window.launch(src), `${lms.url}sco/attention-lab.html?embed=18.9&lang=en`);
   const frame = page.frameLocator('#sco');
-  await frame.locator('.progress-view').waitFor({ timeout: 30000 });
+  await frame.locator('.progress-view').waitFor();
   const item = frame.locator('article[data-exercise="ex-18.9-row"]');
   await item.locator('input').fill('1/2');
   await item.locator('button[type="submit"]').click();
-  await page.waitForFunction(() => window.value('cmi.core.score.raw') === '100', null, { timeout: 10000 });
+  await page.waitForFunction(() => window.value('cmi.core.score.raw') === '100');
   assert.equal(await page.evaluate(() => window.value('cmi.core.lesson_status')), 'passed', 'its one exercise solved, no pass mark');
   assert.match(await page.evaluate(() => window.value('cmi.suspend_data')), /^AL2\|s9\|s9:2:1\/2$/);
   assert.deepEqual(errors, []);
@@ -273,7 +273,7 @@ test('a SCORM package of 18.9 alone: its manifest, launched by a platform, score
 
 test('the worksheet prints 18.9 with its inputs, its exercise and the key the core computes', async () => {
   const { page, errors } = await openPage(chrome.browser, `${server.url}?print=worksheet&lang=en&key=1&s9.s=1,2;3,4`);
-  await page.waitForSelector('.worksheet', { timeout: 20000 });
+  await page.waitForSelector('.worksheet');
   const shown = await page.locator('.ws-section').evaluateAll((s) => s.map((e) => e.dataset.section));
   assert.deepEqual(shown, [...SECTIONS.map((s) => s.id)].toSpliced(SECTIONS.findIndex((s) => s.id === '18.8') + 1, 0, '18.9'), 'in page order');
   const ws = page.locator('.ws-section[data-section="18.9"]');

@@ -47,14 +47,14 @@ async function open(query, width = 1280) {
   const { page, errors } = await openPage(chrome.browser, 'about:blank');
   await page.setViewportSize({ width, height: 900 });
   await page.goto(server.url + query);
-  await page.waitForSelector(`${S8} [data-name="start"]`, { timeout: 15000 });
+  await page.waitForSelector(`${S8} [data-name="start"]`);
   await labMounted(page);
   // scroll 18.8 into view: that builds the model; the step-through then asks the worker for the block
   await page.waitForFunction((sel) => {
     const el = document.querySelector(`${sel} .stepper`);
     el.scrollIntoView({ block: 'center' });
     return document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0';
-  }, S8, { polling: 250, timeout: 30000 });
+  }, S8, { polling: 250 });
   return { page, errors, s8: page.locator(S8) };
 }
 const stageParam = (page) => new URL(page.url()).searchParams.get('s8.stage');
@@ -71,7 +71,7 @@ const shown = (s8) => s8.evaluate((el) => {
 
 async function expectStage(page, s8, k) {
   const st = STAGES[k];
-  await page.waitForFunction((id) => new URL(location.href).searchParams.get('s8.stage') === id, st.id, { timeout: 5000 });
+  await page.waitForFunction((id) => new URL(location.href).searchParams.get('s8.stage') === id, st.id);
   const s = await shown(s8);
   assert.equal(s.current, st.id);
   assert.deepEqual(s.reads, st.reads, `${st.id}: the figures it reads`);
@@ -85,7 +85,7 @@ async function expectStage(page, s8, k) {
 
 test('18.8: a link opens the block at a stage; Back and Next walk all 15 stages with their figures, formula and shapes', async () => {
   const { page, errors, s8 } = await open(`${QUERY}&s8.stage=mask&s8.layer=1&s8.head=2`);
-  await page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-s"]`).hidden, S8, { timeout: 30000 });
+  await page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-s"]`).hidden, S8);
   await expectStage(page, s8, 5);
   assert.equal(await s8.locator('.step-body').isVisible(), true);
   const shapes = await s8.locator('.stepper ol.step-flow li').evaluateAll((lis) => lis.map((li) => [li.dataset.stage, li.querySelector('.step-shape').textContent]));
@@ -101,7 +101,7 @@ test('18.8: a link opens the block at a stage; Back and Next walk all 15 stages 
   }
   assert.equal(await s8.locator('.stepper button.step-next').isDisabled(), true);
   await s8.locator('.stepper button.step-toggle').click();
-  await page.waitForFunction(() => !new URL(location.href).searchParams.has('s8.stage'), null, { timeout: 5000 });
+  await page.waitForFunction(() => !new URL(location.href).searchParams.has('s8.stage'));
   assert.deepEqual((await shown(s8)).visible, []);
   assert.deepEqual(errors, []);
   await page.close();
@@ -110,7 +110,7 @@ test('18.8: a link opens the block at a stage; Back and Next walk all 15 stages 
 /** 18.8 at stage A, layer 1, head 2, once A is drawn; with the same model's layer-1 trace from the Node core. */
 async function openLayer1Head2() {
   const r = await open(`${QUERY}&s8.stage=a&s8.layer=1&s8.head=2`);
-  await r.page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-a"]`).hidden, S8, { timeout: 30000 });
+  await r.page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-a"]`).hidden, S8);
   return { ...r, trace: reference.blockTrace(SENTENCE, { layer: 1 }) };
 }
 
@@ -128,17 +128,17 @@ test('18.8: the block\'s numbers are the core\'s (the same model in Node), per l
   // another head: the page asks nothing new of the worker, the head's values change
   await s8.locator('input[data-name="head"]').fill('0');
   await page.waitForFunction(([sel, v]) => document.querySelector(`${sel} [data-name="b-a"] tbody tr:nth-child(3) td:not(.rowmark)`)?.dataset.value === v,
-    [S8, String(at(trace.weights, 0, 2, 0))], { timeout: 5000 });
+    [S8, String(at(trace.weights, 0, 2, 0))]);
   // layer 0's q: the first layer's input through LayerNorm and W_qkv
   await s8.locator('.stepper button.step-toggle').click();   // off
   await s8.locator('.stepper button.step-toggle').click();   // on at the first stage
-  await page.waitForFunction(() => new URL(location.href).searchParams.get('s8.stage') === 'x', null, { timeout: 5000 });
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('s8.stage') === 'x');
   await s8.locator('input[data-name="layer"]').fill('0');
   await s8.locator('.stepper button.step-next').click();
   await s8.locator('.stepper button.step-next').click();
   const t0 = reference.blockTrace(SENTENCE, { layer: 0 });
   await page.waitForFunction(([sel, v]) => document.querySelector(`${sel} [data-name="b-q"] tbody tr:nth-child(4) td:not(.rowmark)`)?.dataset.value === v,
-    [S8, String(at(t0.q, 0, 3, 0))], { timeout: 10000 });
+    [S8, String(at(t0.q, 0, 3, 0))]);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -177,13 +177,13 @@ test('18.8: pointing at A[t, j] explains it with the core\'s numbers; the panel\
   // keyboard: focus moves along the row and the panel follows
   await target.focus();
   await page.keyboard.press('ArrowLeft');
-  await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,1', S8, { timeout: 15000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,1', S8);
   assert.equal(await p.locator('.prov-value').getAttribute('data-value'),
     await fig(s8, 'b-a').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(1).getAttribute('data-value'));
   // a cell of the mask M: not computed, said in one line; the weight's panel and outlines are gone
   for (const [mj, m] of [[9, '−∞'], [2, '0']]) {
     await fig(s8, 'b-mask').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(mj).hover();
-    await page.waitForFunction(([sel, at]) => document.querySelector(`${sel} div.provenance`)?.dataset.at === at, [S8, `${t},${mj}`], { timeout: 15000 });
+    await page.waitForFunction(([sel, at]) => document.querySelector(`${sel} div.provenance`)?.dataset.at === at, [S8, `${t},${mj}`]);
     assert.equal(await p.getAttribute('data-quantity'), 'mask');
     assert.equal(await p.locator('.prov-formula').textContent(), `M[${t},${mj}] = ${m}`);
     assert.match(await p.locator('.prov-note').textContent(), /^M\[t,j\] = 0 if j ≤ t, −∞ otherwise/);
@@ -192,11 +192,11 @@ test('18.8: pointing at A[t, j] explains it with the core\'s numbers; the panel\
   }
   // the next stage (A V) reads A and V: pointing at V, which has nothing to explain, clears A's panel
   await s8.locator('.stepper button.step-next').click();
-  await page.waitForFunction(() => new URL(location.href).searchParams.get('s8.stage') === 'y', null, { timeout: 5000 });
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('s8.stage') === 'y');
   await target.hover();
-  await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,2', S8, { timeout: 15000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,2', S8);
   await fig(s8, 'b-v').locator('tbody tr').nth(3).locator('td:not(.rowmark)').nth(1).hover();
-  await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === undefined, S8, { timeout: 15000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === undefined, S8);
   assert.equal(await p.locator('.prov-hint').count(), 1);
   assert.equal(await s8.locator('[data-prov]').count(), 0);
   assert.deepEqual(errors, []);
@@ -207,14 +207,14 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 for (const lang of ['zh', 'en']) {
   test(`axe (${lang}): 18.8's step-through at A with a cell explained, and at the MLP, has no violations`, async () => {
     const { page, errors, s8 } = await open(`${QUERY.replace('lang=en', `lang=${lang}`)}&s8.stage=a&s8.head=1`);
-    await page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-a"]`).hidden, S8, { timeout: 30000 });
+    await page.waitForFunction((sel) => !document.querySelector(`${sel} [data-name="b-a"]`).hidden, S8);
     await fig(s8, 'b-a').locator('tbody tr').nth(4).locator('td:not(.rowmark)').nth(1).click();
     await page.evaluate(AXE);
     const run = () => s8.evaluate(async (el) => (await window.axe.run(el.querySelector('.stepper'), { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
       resultTypes: ['violations'] })).violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
     assert.deepEqual(await run(), []);
     for (let k = 0; k < 5; k++) await s8.locator('.stepper button.step-next').click();   // fc: canvas heatmaps
-    await page.waitForFunction(() => new URL(location.href).searchParams.get('s8.stage') === 'fc', null, { timeout: 5000 });
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('s8.stage') === 'fc');
     assert.deepEqual(await run(), []);
     assert.deepEqual(errors, []);
     await page.close();
@@ -226,14 +226,14 @@ test('18.8: pointing at a cell of a small attention map explains it with its lay
   const { page, errors, s8 } = await open('?embed=18.8&lang=en&s8.source=shipped&s8.seed=3');   // the default sentence
   const text = 'the cat sat on the mat', n = [...text].length;
   assert.equal(await s8.locator('input[data-name="probe"]').inputValue(), text);
-  await page.waitForSelector(`${S8} [data-name="attn-1-3"] tbody tr`, { timeout: 30000 });
+  await page.waitForSelector(`${S8} [data-name="attn-1-3"] tbody tr`);
   const p = s8.locator('div.provenance');
   const cell = (name, t, j) => fig(s8, name).locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(j);
   // the panel shows this map's cell: placed below the map's row (the layer), with the cell's index
   const explains = (name, t, j) => page.waitForFunction(([sel, name, at]) => {
     const el = document.querySelector(`${sel} div.provenance`);
     return !el.hidden && el.dataset.at === at && el.previousElementSibling?.contains(document.querySelector(`${sel} [data-name="${name}"]`));
-  }, [S8, name, `${t},${j}`], { timeout: 15000 });
+  }, [S8, name, `${t},${j}`]);
   async function hover(name, t, j) {
     await cell(name, t, j).hover();
     await explains(name, t, j);
@@ -279,7 +279,7 @@ test('18.8: pointing at a cell of a small attention map explains it with its lay
 test('18.8: explaining a small map\'s cell covers no part of that cell and moves nothing, at 1280 and 390 px', async () => {
   for (const width of [1280, 390]) {
     const { page, errors, s8 } = await open('?embed=18.8&lang=en&s8.source=shipped&s8.seed=3', width);
-    await page.waitForSelector(`${S8} [data-name="attn-0-1"] tbody tr`, { timeout: 30000 });
+    await page.waitForSelector(`${S8} [data-name="attn-0-1"] tbody tr`);
     const target = fig(s8, 'attn-0-1').locator('tbody tr').nth(21).locator('td:not(.rowmark)').nth(4);
     await target.evaluate((el) => el.scrollIntoView({ block: 'end' }));
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -288,7 +288,7 @@ test('18.8: explaining a small map\'s cell covers no part of that cell and moves
       .map((el) => { const r = el.getBoundingClientRect(); return [el.tagName, el.dataset.name ?? '', Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)].join(' '); }));
     const before = await layout(), box = await target.boundingBox();
     await target.hover();
-    await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '21,4', S8, { timeout: 15000 });
+    await page.waitForFunction((sel) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '21,4', S8);
     assert.deepEqual(await layout(), before, `${width} px: nothing moved`);
     assert.deepEqual(await target.boundingBox(), box, `${width} px: the cell stays under the pointer`);
     const p = await s8.locator('div.provenance').boundingBox();

@@ -43,18 +43,18 @@ async function open(query, width = 1280) {
     window.Worker = class extends W { constructor(...a) { super(...a); window.__workers.push(this); } };
   });
   await page.goto(server.url + query);
-  await page.waitForSelector(`${S8} [data-name="start"]`, { timeout: 15000 });
+  await page.waitForSelector(`${S8} [data-name="start"]`);
   await labMounted(page);
   const s8 = page.locator(S8);
   await s8.locator('[data-name="start"]').scrollIntoViewIfNeeded();   // builds the untrained model
   // the heads of the untrained model measured: the tour asks its first question
-  await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="tour-guess"]:not([hidden]) legend`)?.textContent, S8, { timeout: 30000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="tour-guess"]:not([hidden]) legend`)?.textContent, S8);
   return { page, errors, s8 };
 }
 const step = (s8) => s8.locator('dl[data-name="stats"] dd.step').textContent();
 async function trainTo(page, steps) {
   await page.evaluate((until) => window.__workers[0].postMessage({ type: 'start', until }), steps);
-  await page.waitForFunction(([sel, n]) => document.querySelector(`${sel} [data-name="tour-status"]`)?.textContent.includes(`step ${n} `), [S8, steps], { timeout: 120000 });
+  await page.waitForFunction(([sel, n]) => document.querySelector(`${sel} [data-name="tour-status"]`)?.textContent.includes(`step ${n} `), [S8, steps]);
 }
 /** Answer the tour's question `pattern` with the guess labelled `label` (or skip). */
 async function answer(s8, pattern, label) {
@@ -166,7 +166,7 @@ test('the sentence view: the shading is the core\'s weights (a layer\'s mean, on
 test('the mask toggle after training asks first: keeping the model keeps its steps and its mask, starting over builds the maskless model', async () => {
   const { page, errors, s8 } = await open('?embed=18.8&lang=en');
   await page.evaluate(() => window.__workers[0].postMessage({ type: 'start', until: 50 }));
-  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '50', S8, { timeout: 60000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '50', S8);
   const causal = s8.locator('[data-name="causal"]');
   await causal.click();   // unticks it; the page shows the mask of the model it keeps while it asks
   const keep = s8.locator('[data-name="keep-model"]');
@@ -184,13 +184,13 @@ test('the mask toggle after training asks first: keeping the model keeps its ste
   // asked again, and this time start over without the mask
   await causal.click();
   await keep.locator('[data-act="rebuild"]').click();
-  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="future"] dd.prefix`)?.textContent !== '0', S8, { timeout: 20000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="future"] dd.prefix`)?.textContent !== '0', S8);
   assert.equal(await step(s8), '0');
   assert.equal(await causal.isChecked(), false);
   await page.waitForURL(/s8\.causal=0/);
   // untrained, nothing to keep: the toggle acts at once
   await causal.check();
-  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="future"] dd.prefix`)?.textContent === '0', S8, { timeout: 20000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="future"] dd.prefix`)?.textContent === '0', S8);
   assert.equal(await keep.isVisible(), false);
   assert.deepEqual(errors, []);
   await page.close();

@@ -24,7 +24,7 @@ async function open(query = '', { width = 1280, captureWorkers = false, wait = `
     });
   }
   await page.goto(server.url + query);
-  await page.waitForSelector(wait, { timeout: 15000 });
+  await page.waitForSelector(wait);
   await labMounted(page);
   return { page, errors, s8: page.locator(S8) };
 }
@@ -36,19 +36,19 @@ const scrollTo = (page, selector) => page.waitForFunction((sel) => {
   el.scrollIntoView({ block: 'center' });
   const r = el.getBoundingClientRect();
   return r.top >= 0 && r.bottom <= innerHeight;
-}, selector, { polling: 250, timeout: 15000 });
+}, selector, { polling: 250 });
 /** Scroll 18.8 into view (which builds the untrained model) and wait for it. */
 async function built(page, s8) {
   await scrollTo(page, `${S8} [data-name="start"]`);
   await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0'
-    && document.querySelector(`${sel} dl[data-name="future"] dd.prefix`), S8, { timeout: 30000 });
+    && document.querySelector(`${sel} dl[data-name="future"] dd.prefix`), S8);
 }
 /** Train the page's model to exactly `steps` steps: a `start` with `until` sent to the page's own
  * worker (the page's Start sends `until: null`); the worker then stops and says `paused`. */
 async function trainTo(page, s8, steps, whileTraining = async () => {}) {
   await page.evaluate((until) => window.__workers[0].postMessage({ type: 'start', until }), steps);
   await whileTraining();
-  await page.waitForFunction(([sel, n]) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === String(n), [S8, steps], { timeout: 120000 });
+  await page.waitForFunction(([sel, n]) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === String(n), [S8, steps]);
 }
 /** The validation loss of the chart's data table at `step` (an evaluation every EVAL_EVERY steps). */
 async function valAt(s8, step) {
@@ -92,7 +92,7 @@ test(`18.8 on the default corpus (zh): after ${STEPS} steps the validation loss 
   const [bestVal, bestStep] = best.match(/[\d.]+/g);
   assert.ok(Math.abs(Number(mark.match(/[\d.]+/)[0]) - Number(bestVal)) <= 6e-4 && mark.includes(`第 ${bestStep} 步`), `mark "${mark}" vs best ${best}`);
   // stopped at the step asked for, the page asks for a sample and the maps, as after "Pause"
-  await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="sample"]`)?.textContent.length > 60, S8, { timeout: 20000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="sample"]`)?.textContent.length > 60, S8);
   const change = (await heatmapValues(s8.locator('[data-name="future"]')))[0];
   assert.ok(change.slice(0, 7).every((v) => v === 0), 'prefix (t = 6) exactly unchanged');
   assert.ok(change.slice(7).some((v) => v > 1e-3), 'the changed future moves its own logits');
@@ -108,7 +108,7 @@ test('18.8 mask toggle: without the causal mask the future check fails, with it 
   assert.equal(await prefix(), '0');
   assert.match(await s8.locator('[data-name="verdict"]').textContent(), /^Exactly 0/);
   await s8.locator('[data-name="causal"]').uncheck();
-  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="future"] dd.prefix`)?.textContent !== '0', S8, { timeout: 20000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="future"] dd.prefix`)?.textContent !== '0', S8);
   const leak = Number((await prefix()).replace('−', '-'));
   assert.ok(leak > 1e-6, `without the mask the prefix moves: ${leak}`);
   assert.match(await s8.locator('[data-name="verdict"]').textContent(), /leak/);
@@ -117,7 +117,7 @@ test('18.8 mask toggle: without the causal mask the future check fails, with it 
   const noMask = await heatmapValues(s8.locator('[data-name="future"]'));
   assert.ok(noMask[0].slice(0, 7).some((v) => v > 0), 'positions <= t change');
   await s8.locator('[data-name="causal"]').check();
-  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="future"] dd.prefix`)?.textContent === '0', S8, { timeout: 20000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="future"] dd.prefix`)?.textContent === '0', S8);
   assert.ok((await heatmapValues(s8.locator('[data-name="future"]')))[0].slice(0, 7).every((v) => v === 0));
   assert.deepEqual(errors, []);
   await page.close();
@@ -139,10 +139,10 @@ test('18.8 before training: the chart and the check say what will appear, then s
   // train a little, then Reset the model: back to the untrained weights at step 0
   const untrained = await stat(s8, 'val-loss');
   await s8.locator('[data-name="start"]').click();
-  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.best-loss`)?.textContent, S8, { timeout: 30000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.best-loss`)?.textContent, S8);
   assert.notEqual(await stat(s8, 'val-loss'), untrained);
   await s8.locator('[data-name="reset-model"]').click();
-  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0', S8, { timeout: 20000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.step`)?.textContent === '0', S8);
   assert.equal(await stat(s8, 'val-loss'), untrained, 'the same seed rebuilds the same untrained model');
   assert.equal(await s8.locator('[data-name="pause"]').isDisabled(), true, 'reset stops training');
   await s8.locator('details.chart-data summary').click();
@@ -150,7 +150,7 @@ test('18.8 before training: the chart and the check say what will appear, then s
   // the short text: the page tells the student what to expect (overfitting)
   await s8.locator('[data-name="source"]').getByLabel('the short text').check();
   assert.match(await s8.locator('[data-name="train-note"]').textContent(), /overfitting/);
-  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.vocab`)?.textContent === '28', S8, { timeout: 20000 });
+  await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.vocab`)?.textContent === '28', S8);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -167,7 +167,7 @@ for (const [lang, width, want] of [['en', 1280, /Too short: the text has only 11
     await s8.locator('[data-name="reset-model"]').click();
     // wherever the page puts it, the core's message appears
     await page.waitForFunction((sel) => [...document.querySelectorAll(`${sel} .cell-error, ${sel} .status`)]
-      .some((e) => e.offsetParent && /330/.test(e.textContent)), S8, { timeout: 20000 });
+      .some((e) => e.offsetParent && /330/.test(e.textContent)), S8);
     const message = s8.locator('.cell-error:visible, .status:visible').filter({ hasText: '330' }).first();
     assert.match(await message.textContent(), want);
     const m = await message.boundingBox(), b = await box.boundingBox();
@@ -180,7 +180,7 @@ for (const [lang, width, want] of [['en', 1280, /Too short: the text has only 11
     // a text long enough builds the model, and the message goes
     await box.fill('the cat sat on the mat. '.repeat(20));
     await s8.locator('[data-name="reset-model"]').click();
-    await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.vocab`)?.textContent === '11', S8, { timeout: 20000 });
+    await page.waitForFunction((sel) => document.querySelector(`${sel} dl[data-name="stats"] dd.vocab`)?.textContent === '11', S8);
     assert.equal(await s8.locator('.cell-error:visible').count(), 0, 'the message goes once the text is accepted');
     assert.equal(await box.getAttribute('aria-invalid'), null);
     assert.deepEqual(errors, []);
@@ -257,7 +257,7 @@ test('at 390 px: chart text is at least 11 px (18.4 and 18.8) and no 18.8 text r
       assert.ok(legend.length && Math.min(...legend) >= 11, `${id}: legend ${legend}`);
     }
     await s8.locator('[data-name="causal"]').uncheck();   // the longer verdict
-    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="verdict"].bad`), S8, { timeout: 20000 });
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-name="verdict"].bad`), S8);
     const over = await s8.evaluate((sec) => {
       const scrolls = (el) => { for (let p = el.parentElement; p && p !== sec; p = p.parentElement) if (/auto|scroll/.test(getComputedStyle(p).overflowX)) return true; return false; };
       return [...sec.querySelectorAll('p, dd, dt, li, label, legend, figcaption, h3, h4, pre, button')]

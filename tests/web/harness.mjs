@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { SECTIONS } from '../../web/src/sections/index.js';
+import { WAIT_MS } from '../wait.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 /** The selector of the page's last section: there once mountLab has put every section in place. */
@@ -41,6 +42,14 @@ export async function launch() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });
+  // every context waits WAIT_MS by default (tests/wait.mjs); browser.newPage makes its context
+  // through this.newContext, so its page does too
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args);
+    context.setDefaultTimeout(WAIT_MS);
+    return context;
+  };
   return { browser, close: () => browser.close() };
 }
 
@@ -128,7 +137,7 @@ export function builtLab(dist = join(ROOT, 'dist')) {
   after(async () => { await lab.chrome?.close(); lab.server?.close(); });
   lab.open = async (query = '?lang=en') => {
     const r = await openPage(lab.chrome.browser, lab.server.url + query);
-    await r.page.waitForSelector(`${LAST_SECTION}, body.embed .lab-section`, { timeout: 15000 });
+    await r.page.waitForSelector(`${LAST_SECTION}, body.embed .lab-section`);
     await labMounted(r.page);
     return r;
   };
@@ -147,4 +156,4 @@ export const urlWritten = (page) => page.waitForFunction(() => !('urlDue' in doc
  * its first paint (mount.js, lazy), and marks 'attention-lab:mounted' when all are. */
 export const labMounted = (page) => page.waitForFunction(() => document.body.classList.contains('embed')
   || document.body.classList.contains('worksheet-mode')
-  || performance.getEntriesByName('attention-lab:mounted').length > 0, null, { timeout: 30000 });
+  || performance.getEntriesByName('attention-lab:mounted').length > 0);

@@ -118,7 +118,7 @@ async function check(frameOrPage, id, measure) {
 async function phone(lang, width = 390, height = 844) {
   const { page } = await blankPage(chrome.browser, server, { viewport: { width, height } });
   await page.goto(`${server.url}?lang=${lang}`);
-  await page.waitForSelector('.lab-section[data-section="exercises"]', { timeout: 15000 });
+  await page.waitForSelector('.lab-section[data-section="exercises"]');
   await labMounted(page);
   return page;
 }
@@ -133,7 +133,7 @@ async function iframe(lang, id) {
     document.body.replaceChildren(f);
   }, `${server.url}?embed=${id}&lang=${lang}`);
   const frame = () => page.frames().find((f) => f.url().includes(`embed=${id}`));
-  await page.waitForFunction(() => document.querySelector('iframe').contentDocument?.querySelector('.lab-section'), null, { timeout: 15000 });
+  await page.waitForFunction(() => document.querySelector('iframe').contentDocument?.querySelector('.lab-section'));
   return { page, frame: frame() };
 }
 

@@ -15,7 +15,7 @@ let server, chrome;
 before(async () => { server = await serve(new URL('../../dist', import.meta.url).pathname); chrome = await launch(); });
 after(async () => { await chrome?.close(); server?.close(); });
 
-const interactive = (page) => page.waitForFunction(() => performance.getEntriesByName('attention-lab:interactive').length > 0, null, { timeout: 30000 });
+const interactive = (page) => page.waitForFunction(() => performance.getEntriesByName('attention-lab:interactive').length > 0);
 const marked = (page, name) => page.evaluate((n) => performance.getEntriesByName(n).length > 0, name);
 const pending = (page) => page.$$eval('.lab-section:has(> .lab-pending)', (els) => els.map((e) => e.dataset.section));
 
@@ -41,7 +41,7 @@ test('at first the labs in view are built and the ones below wait; scrolling to 
   assert.ok((await sec(page, '18.7').locator('.lesson').textContent()).length > 200);
 
   await sec(page, '18.7').scrollIntoViewIfNeeded();
-  await sec(page, '18.7').locator('> .lab').waitFor({ timeout: 10000 });
+  await sec(page, '18.7').locator('> .lab').waitFor();
   // lesson, lab, status line, then the exercises: once each
   assert.deepEqual(await sec(page, '18.7').evaluate((el) => [...el.children].map((c) => c.className.split(' ')[0] || c.tagName.toLowerCase())),
     ['h2', 'lesson', 'lab', 'status', 'exercises']);
@@ -102,7 +102,7 @@ test('a link to an exercise not built yet builds its section and shows the exerc
     if (!el) return false;
     const r = el.getBoundingClientRect();
     return r.top < innerHeight && r.bottom > 0;
-  }, id, { timeout: 10000 });
+  }, id);
   for (const id of ['18.4', '18.8']) assert.equal(await sec(page, id).locator('.exercise').count(), 0, `${id} waits`);
   await page.locator('details.progress-view > summary').click();
   await page.locator('a.ex-status[data-ex="ex-18.4-head"]').click();
@@ -146,7 +146,7 @@ test('a lesson chunk that fails to load is a message, not a blank page', async (
     await page.route(/\/lessons-(en|zh)-[\w-]+\.js$/, (route) => route.abort());
     await page.goto(server.url + query);
     const message = page.locator('main p.loading.error');
-    await message.waitFor({ timeout: 30000 });
+    await message.waitFor();
     assert.match(await message.textContent(), said, query);
     await page.close();
   }
@@ -178,7 +178,7 @@ test('a section\'s code chunk that fails to load is a message, not a blank page'
     await page.route(/\/s18-3-[\w-]+\.js$/, (route) => route.abort());
     await page.goto(server.url + query);
     const message = page.locator('main p.loading.error');
-    await message.waitFor({ timeout: 30000 });
+    await message.waitFor();
     assert.match(await message.textContent(), /^Part of the lab \(lessons or controls\) could not be loaded; check the connection and reload the page: /, query);
     await page.close();
   }

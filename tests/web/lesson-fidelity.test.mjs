@@ -15,7 +15,7 @@ after(async () => { await chrome?.close(); server?.close(); });
 
 async function open(query) {
   const { page, errors } = await openPage(chrome.browser, server.url + query);
-  await page.waitForSelector('.lab-section .lab', { timeout: 15000 });
+  await page.waitForSelector('.lab-section .lab');
   await labMounted(page);
   return { page, errors };
 }

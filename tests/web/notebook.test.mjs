@@ -79,7 +79,7 @@ test('each panel has "Download as notebook" beside the copy button; the file is 
   }
   // 18.8 before any model: no program, so no notebook either
   await sec(page, '18.8').locator('details.pytorch-panel summary').click();
-  await page.waitForFunction(() => /once the model is built/.test(document.querySelector('.lab-section[data-section="18.8"] .pytorch-note')?.textContent ?? ''), null, { timeout: 10000 });
+  await page.waitForFunction(() => /once the model is built/.test(document.querySelector('.lab-section[data-section="18.8"] .pytorch-note')?.textContent ?? ''));
   assert.equal(await sec(page, '18.8').locator('button[data-name="pytorch-notebook"]').isDisabled(), true);
 
   const panel = await program(page, '18.3');

@@ -19,7 +19,7 @@ const nearAll = (A, B, tol, msg) => assert.ok(ref.maxAbs(A, B) <= tol, `${msg ??
 
 async function open(query = '') {
   const { page, errors } = await openPage(chrome.browser, server.url + query);
-  await page.waitForSelector(`${LAST_SECTION}, body.embed .lab-section`, { timeout: 15000 });
+  await page.waitForSelector(`${LAST_SECTION}, body.embed .lab-section`);
   await labMounted(page);
   return { page, errors };
 }
@@ -415,7 +415,7 @@ test('embed mode shows one section and posts its height to the parent page', asy
     f.style.width = '900px';
     document.body.replaceChildren(f);
   }, `${server.url}?embed=18.3&lang=en`);
-  await page.waitForFunction(() => window.heights.length > 0, null, { timeout: 15000 });
+  await page.waitForFunction(() => window.heights.length > 0);
   const last = await page.evaluate(() => window.heights.at(-1));
   assert.equal(last.section, '18.3');
   assert.ok(last.height > 400, `height ${last.height}`);
@@ -532,7 +532,7 @@ test('keyboard: cells are reachable with Tab, arrows move, typing recomputes', a
 
 test('the single-file build works from file:// with no server', async () => {
   const { page, errors } = await openPage(chrome.browser, `${pathToFileURL(`${DIST}attention-lab.html`).href}?lang=en`);
-  await page.waitForSelector('.lab-section[data-section="18.7"]', { timeout: 20000 });
+  await page.waitForSelector('.lab-section[data-section="18.7"]');
   await labMounted(page);
   nearAll(await heatmapValues(fig(page, '18.1', 'y0')), [[2, 0], [1, 2], [2, 2]], 2.3e-16);
   await typeCell(page, '18.1', 'x', 0, 0, '4');
@@ -547,7 +547,7 @@ test('the single-file build works from file:// with no server', async () => {
   // the GPT trains here too: a classic worker from a Blob, given the core's bytes (an opaque origin cannot share a module)
   const s8 = sec(page, '18.8');
   await s8.locator('[data-name="start"]').click();
-  await page.waitForFunction(() => Number(document.querySelector('.lab-section[data-section="18.8"] dl[data-name="stats"] dd')?.textContent) >= 20, null, { timeout: 30000 });
+  await page.waitForFunction(() => Number(document.querySelector('.lab-section[data-section="18.8"] dl[data-name="stats"] dd')?.textContent) >= 20);
   assert.equal(await s8.locator('.status.error').count(), 0);
   assert.deepEqual(errors, []);
   await page.close();

@@ -23,7 +23,7 @@ const pageCount = (pdf) => (pdf.toString('latin1').match(/\/Type\s*\/Page(?![a-z
 
 async function worksheet(query, paper = 'A4') {
   const { page, errors } = await openPage(chrome.browser, `${server.url}?print=worksheet&${query}`);
-  await page.waitForSelector('.worksheet', { timeout: 20000 });
+  await page.waitForSelector('.worksheet');
   await page.evaluate(() => document.fonts.ready);
   const pdf = await page.pdf({ format: paper, printBackground: true, margin: { top: `${MARGIN}mm`, bottom: `${MARGIN}mm`, left: `${MARGIN}mm`, right: `${MARGIN}mm` } });
   return { page, errors, pdf, pages: pageCount(pdf) };
@@ -133,7 +133,7 @@ test('the worksheet shows the lab inputs from the URL, answer boxes, and a key c
 
 test('the browser’s print of the lab page: tools hidden, every section, nothing past the page', async () => {
   const { page, errors } = await openPage(chrome.browser, `${server.url}?lang=en`);
-  await page.waitForSelector('.progress-view', { timeout: 20000 });
+  await page.waitForSelector('.progress-view');
   await labMounted(page);
   const problems = await clipped(page, 'A4', 'main');
   const hidden = await page.evaluate(() => ['.toc', '.progress-view', '.section-tools', 'details.hint', 'details.solution', '.lang-switch']
@@ -154,7 +154,7 @@ test('solutions=0 hides hints, solutions and diagnoses in the page, the embed, t
   };
   for (const [mode, url] of Object.entries(urls)) {
     const { page, errors } = await openPage(chrome.browser, url);
-    await page.waitForSelector('article[data-exercise="ex-chapter-1"]', { timeout: 20000 });
+    await page.waitForSelector('article[data-exercise="ex-chapter-1"]');
     assert.ok(await page.locator('article.exercise').count() >= 3, mode);
     assert.equal(await page.locator('details.hint, details.solution').count(), 0, `${mode}: no hints or solutions`);
     const ex = page.locator('article[data-exercise="ex-chapter-1"]');
@@ -167,7 +167,7 @@ test('solutions=0 hides hints, solutions and diagnoses in the page, the embed, t
   }
   // and with solutions shown (the default), the same answer is diagnosed
   const { page } = await openPage(chrome.browser, `${server.url}?embed=exercises&lang=en`);
-  await page.waitForSelector('article[data-exercise="ex-chapter-1"]', { timeout: 20000 });
+  await page.waitForSelector('article[data-exercise="ex-chapter-1"]');
   const ex = page.locator('article[data-exercise="ex-chapter-1"]');
   assert.equal(await ex.locator('details.solution').count(), 1);
   for (const [i, v] of ['1/3', '1/3', '1/3', '16/3'].entries()) await ex.locator('input').nth(i).fill(v);

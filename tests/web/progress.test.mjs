@@ -25,7 +25,7 @@ async function fresh({ init } = {}) {
   page.on('pageerror', (e) => errors.push(String(e)));
   return { page, errors, close: () => context.close() };
 }
-const ready = async (page) => { await page.waitForSelector('.progress-view', { timeout: 20000 }); await labMounted(page); };
+const ready = async (page) => { await page.waitForSelector('.progress-view'); await labMounted(page); };
 const ex = (page, id) => page.locator(`article[data-exercise="${id}"]`);
 async function answer(page, id, values) {
   const inputs = ex(page, id).locator('input[type="text"]');
@@ -149,7 +149,7 @@ test('the embed keeps progress in the same place as the page, and shows its own 
     document.body.replaceChildren(f);
   }, `${server.url}?embed=18.3&lang=en`);
   const frame = page.frameLocator('iframe');
-  await frame.locator('.progress-view').waitFor({ timeout: 20000 });
+  await frame.locator('.progress-view').waitFor();
   assert.match(await frame.locator('.progress-count').textContent(), /^0 of 1 exercises solved · 1 of 1 sections visited$/);
   await frame.locator('article[data-exercise="ex-18.3-score"] input').fill('1/√2');
   await frame.locator('article[data-exercise="ex-18.3-score"] button[type="submit"]').click();
@@ -180,7 +180,7 @@ test('the single file from file:// keeps progress across a reload', async () => 
 test('a solved exercise stays solved after a later wrong try, which the exercise and the view show as a later try, also after a reload', async () => {
   const { page, errors, close } = await fresh();
   await page.goto(`${server.url}?embed=18.3&lang=en`);
-  await page.waitForSelector('.progress-view', { timeout: 20000 });
+  await page.waitForSelector('.progress-view');
   const status = () => page.locator('.progress-view a.ex-status[data-ex="ex-18.3-score"]');
   await answer(page, 'ex-18.3-score', ['√2/2']);
   assert.equal(await status().getAttribute('data-status'), 'solved');
@@ -191,7 +191,7 @@ test('a solved exercise stays solved after a later wrong try, which the exercise
   assert.equal(await status().textContent(), '✓ solved (a later try was not right)');
   assert.match(await page.locator('.progress-view .progress-count').textContent(), /^1 of 1 exercises solved/);
   await page.reload();
-  await page.waitForSelector('.progress-view', { timeout: 20000 });
+  await page.waitForSelector('.progress-view');
   assert.equal(await ex(page, 'ex-18.3-score').locator('input').inputValue(), '1', 'the later try is what the box keeps');
   assert.match(await feedback().textContent(), /You solved this before\. The answer kept here is a later try, which was not right\./);
   assert.equal(await status().getAttribute('data-status'), 'solved');

@@ -190,7 +190,7 @@ export const EDITS = {
     // train a little, pause, and inspect another sentence
     await sec(page, '18.8').locator('button[data-name="start"]').click();
     await page.waitForFunction(() => Number(document.querySelector('.lab-section[data-section="18.8"] dl[data-name="stats"] dd')?.textContent) >= 30,
-      null, { timeout: 60000 });
+      null);
     await sec(page, '18.8').locator('button[data-name="pause"]').click();
     await fig(page, '18.8', 'probe').fill('a cat sat on a hat');
     await fig(page, '18.8', 't').fill('3');
@@ -205,7 +205,7 @@ export const slide = (locator, value) => locator.evaluate((el, v) => { el.value 
 /** 18.8 has no model until one is made: reset it (the untrained model) and wait for its maps. */
 export async function makeModel(page) {
   await sec(page, '18.8').locator('button[data-name="reset-model"]').click();
-  await page.waitForSelector('.lab-section[data-section="18.8"] [data-name="attn-1-3"]', { timeout: 60000 });
+  await page.waitForSelector('.lab-section[data-section="18.8"] [data-name="attn-1-3"]');
 }
 
 /** Open a section's panel and wait for its program (18.8 fetches the parameters first). */
@@ -213,7 +213,7 @@ export async function program(page, id) {
   const panel = sec(page, id).locator('details.pytorch-panel');
   if (!(await panel.evaluate((d) => d.open))) await panel.locator('summary').click();
   const code = panel.locator('[data-pytorch]');
-  await page.waitForFunction((el) => el.textContent.length > 0, await code.elementHandle(), { timeout: 30000 });
+  await page.waitForFunction((el) => el.textContent.length > 0, await code.elementHandle());
   return panel;
 }
 
@@ -222,7 +222,7 @@ export async function collect(page, id, state) {
   const panel = await program(page, id);
   // 18.8's worker answers later: wait until the program is the one for the sentence and t set
   if (state.program) {
-    await page.waitForFunction(([el, text]) => el.textContent.includes(text), [await panel.locator('[data-pytorch]').elementHandle(), state.program], { timeout: 30000 });
+    await page.waitForFunction(([el, text]) => el.textContent.includes(text), [await panel.locator('[data-pytorch]').elementHandle(), state.program]);
   }
   const files = {};
   for (const button of await panel.locator('button.pytorch-download').all()) {

@@ -42,7 +42,7 @@ test('every section read here has a "Show as PyTorch" panel; the program is writ
   // 18.8 before any model: the panel says what to do
   await sec(page, '18.8').locator('details.pytorch-panel summary').click();
   // (the panel writes on its toggle event, which comes after the click)
-  await page.waitForFunction(() => /once the model is built/.test(document.querySelector('.lab-section[data-section="18.8"] .pytorch-note')?.textContent ?? ''), null, { timeout: 10000 });
+  await page.waitForFunction(() => /once the model is built/.test(document.querySelector('.lab-section[data-section="18.8"] .pytorch-note')?.textContent ?? ''));
   assert.deepEqual(errors, []);
   await page.close();
 });

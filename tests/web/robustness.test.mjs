@@ -103,7 +103,7 @@ test('hostile URLs never run script, never break the page, and fall back with a 
     for (const q of urls) {
       errors = [];
       await page.goto(lab.server.url + q);
-      await page.waitForSelector('.lab-section', { timeout: 15000 });
+      await page.waitForSelector('.lab-section');
       assert.equal(dialog, false, q);
       assert.equal(await page.evaluate(() => window.__pwned), undefined, q);
       assert.equal(await page.evaluate(() => ({}).polluted), undefined, `${q}: prototype polluted`);
@@ -137,7 +137,7 @@ test('the embedded lab posts only its height and ignores messages from its paren
     f.src = src;
     document.body.replaceChildren(f);
   }, `${lab.server.url}?embed=18.1&lang=en`);
-  await page.waitForFunction(() => window.received.length > 0, null, { timeout: 15000 });
+  await page.waitForFunction(() => window.received.length > 0);
   const frame = page.frames().find((f) => f.url().includes('embed=18.1'));
   const before = await heatmapValues(frame.locator('[data-name="y0"]'));
   // the hostile messages, then a marker the test listens for in the frame: once the marker has

@@ -174,7 +174,7 @@ async function platform() {
       const m = await readManifest(page, packages[name].manifest, version);
       await page.evaluate(({ version, stored, src }) => window.launch(version, stored, src),
         { version, stored, src: `${server.url}${name}/${m.resources[0].href}${m.items[0].parameters ?? ''}` });
-      await frame.locator('.progress-view').waitFor({ timeout: 30000 });
+      await frame.locator('.progress-view').waitFor();
     },
     value: (field) => page.evaluate((f) => window.value(f), field),
     calls: () => page.evaluate(() => window.calls),
@@ -182,7 +182,7 @@ async function platform() {
     committed: (v) => page.waitForFunction((F) => {
       const last = (re) => window.calls.findLastIndex((c) => c[0] === re);
       return last(F.commit) > last(F.set);
-    }, F[v], { timeout: 10000 }),
+    }, F[v]),
     async answer(id, values) {
       const ex = frame.locator(`article[data-exercise="${id}"]`);
       const inputs = ex.locator('input[type="text"]');
@@ -232,7 +232,7 @@ for (const version of ['1.2', '2004']) {
 
     // leaving the page: session time, a last commit, then finish / terminate, once
     await lms.page.evaluate(() => window.leave());
-    await lms.page.waitForFunction((fin) => window.calls.some((c) => c[0] === fin), f.finish, { timeout: 10000 });
+    await lms.page.waitForFunction((fin) => window.calls.some((c) => c[0] === fin), f.finish);
     calls = await lms.calls();
     assert.equal(calls.filter((c) => c[0] === f.finish).length, 1);
     const time = calls.find((c) => c[0] === f.set && c[1] === f.time);
@@ -289,7 +289,7 @@ test('SCORM 2004: the language switch reloads the lab and keeps the session open
   await lms.launch('2004');
   await lms.answer('ex-18.2-after', ['1/2']);
   await lms.frame.locator('a.lang-switch').click();
-  await lms.frame.locator('html[lang="en"] .progress-view').waitFor({ timeout: 30000 });
+  await lms.frame.locator('html[lang="en"] .progress-view').waitFor();
   let calls = await lms.calls();
   assert.equal(calls.filter((c) => c[0] === 'Terminate').length, 0, 'not terminated by the reload');
   assert.equal(await lms.page.evaluate(() => window.API_1484_11.isInitialized()), true, 'the session is still open');
@@ -298,7 +298,7 @@ test('SCORM 2004: the language switch reloads the lab and keeps the session open
   await lms.committed('2004');
   assert.equal(await lms.value('cmi.score.raw'), percent(2, N), `the reloaded page still reports: 2 of ${N}`);
   await lms.page.evaluate(() => window.leave());
-  await lms.page.waitForFunction(() => window.calls.some((c) => c[0] === 'Terminate'), null, { timeout: 10000 });
+  await lms.page.waitForFunction(() => window.calls.some((c) => c[0] === 'Terminate'));
   calls = await lms.calls();
   assert.equal(calls.filter((c) => c[0] === 'Terminate').length, 1);
   assert.deepEqual(lms.errors, []);

@@ -37,7 +37,7 @@ async function shown(page) {
 async function expectStage(page, k) {
   const st = STAGES[k];
   // the page writes the URL once the edits pause (250 ms)
-  await page.waitForFunction((id) => new URL(location.href).searchParams.get('s3.stage') === id, st.id, { timeout: 5000 });
+  await page.waitForFunction((id) => new URL(location.href).searchParams.get('s3.stage') === id, st.id);
   const s = await shown(page);
   assert.equal(s.current, st.id);
   assert.deepEqual(s.reads, st.reads, `${st.id}: the figures it reads`);
@@ -72,7 +72,7 @@ test('the step-through walks every stage forward and back (keyboard), outlining 
     await expectStage(page, k);
   }
   await s3(page).locator('button.step-toggle').click();
-  await page.waitForFunction(() => !new URL(location.href).searchParams.has('s3.stage'), null, { timeout: 5000 });
+  await page.waitForFunction(() => !new URL(location.href).searchParams.has('s3.stage'));
   assert.deepEqual(await shown(page), { current: null, reads: [], makes: [], formulas: [], where: '', line: '', tags: [], outline: [] });
   assert.deepEqual(errors, []);
   await page.close();
@@ -123,8 +123,8 @@ test('Play steps to the end and stops; with reduced motion it keeps a slower pac
   const { page, errors } = await open(`?embed=18.3&lang=en&s3.stage=mask`);
   await s3(page).locator('button.step-play').click();
   assert.equal(await s3(page).locator('button.step-play').getAttribute('aria-pressed'), 'true');
-  await page.waitForFunction(() => new URL(location.href).searchParams.get('s3.stage') === 'y', null, { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('.lab-section[data-section="18.3"] button.step-play').getAttribute('aria-pressed') === 'false', null, { timeout: 10000 });
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('s3.stage') === 'y');
+  await page.waitForFunction(() => document.querySelector('.lab-section[data-section="18.3"] button.step-play').getAttribute('aria-pressed') === 'false');
   assert.equal(stageParam(page), 'y');
   // reduced motion, on a clock the test moves (Playwright's fake timers, from here on): no step
   // after 2.5 s (the normal pace is 1.8 s), the next stage after 4 s
