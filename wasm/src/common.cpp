@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <sstream>
 
 #include <xtensor/xoperation.hpp>
 
@@ -136,9 +135,7 @@ std::string num(double v) {
     if (std::isnan(v)) return "NaN";
     if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
     if (v == std::floor(v) && std::fabs(v) <= kMaxSeed) {   // whole numbers up to 2^53 - 1 in full
-        std::ostringstream o;
-        o << static_cast<long long>(v);
-        return o.str();
+        return std::to_string(static_cast<long long>(v));
     }
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g", v);
