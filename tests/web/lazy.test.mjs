@@ -183,3 +183,52 @@ test('a section\'s code chunk that fails to load is a message, not a blank page'
     await page.close();
   }
 });
+
+// "Check my numbers" and "Show as PyTorch" fetch their code on their first opening
+// (widgets/lazy-panel.js, widgets/pytorch-panel.js): a page that is never asked for a check or a
+// program never downloads them. A fetch that fails is a message in the panel, in the page's
+// language, and the next opening tries again and works.
+test('the check panel\'s and the PyTorch programs\' code is fetched on first opening; a failed fetch says so and is retried', async () => {
+  const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const urls = [];
+  page.on('request', (r) => urls.push(r.url()));
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  let fail = true;
+  await page.route(/\/(check-panel|pytorch-programs)-[\w-]+\.js$/, (route) => (fail ? route.abort() : route.continue()));
+  await page.goto(`${server.url}?lang=en&embed=18.3`);
+  await interactive(page);
+  await labMounted(page);
+  const fetched = (name) => urls.filter((u) => new RegExp(`/${name}-[\\w-]+\\.js$`).test(u)).length;
+  assert.equal(fetched('check-panel'), 0, 'the check panel waits for its first opening');
+  assert.equal(fetched('pytorch-programs'), 0, 'the programs wait for the PyTorch panel\'s first opening');
+
+  const check = sec(page, '18.3').locator('details.check-panel'), program = sec(page, '18.3').locator('details.pytorch-panel');
+  assert.equal(await check.locator(':scope > summary').textContent(), 'Check my numbers');
+  const partFailed = /^Part of the lab \(lessons or controls\) could not be loaded; check the connection and reload the page: /;
+  await check.locator(':scope > summary').click();
+  await check.locator('p.error:not([hidden])').waitFor();
+  assert.match(await check.locator('p.error').textContent(), partFailed);
+  await program.locator(':scope > summary').click();
+  await program.locator('.pytorch-note:not([hidden])').waitFor();
+  assert.match(await program.locator('.pytorch-note').textContent(), partFailed);
+  assert.equal(fetched('check-panel'), 1);
+
+  fail = false;   // the connection is back: closing and opening again fetches and builds
+  for (const panel of [check, program]) {
+    await panel.locator(':scope > summary').click();
+    await panel.locator(':scope > summary').click();
+  }
+  await check.locator('textarea.check-paste').waitFor();
+  assert.equal(await check.locator('p.error').isHidden(), true, 'the message goes once the panel is built');
+  await page.waitForFunction((el) => el.textContent.startsWith('# Attention Lab 18.3'), await program.locator('[data-pytorch]').elementHandle());
+  assert.equal(await program.locator('.pytorch-note').isHidden(), true);
+  // the built panel works: the section's own output, pasted, is correct
+  const out = await heatmapValues(fig(page, '18.3', 'y'));
+  await check.locator('textarea.check-paste').fill(JSON.stringify(out));
+  await check.locator('button.check-run').click();
+  await page.waitForFunction((el) => el.dataset.verdict, await check.locator('.check-result').elementHandle());
+  assert.equal(await check.locator('.check-result').getAttribute('data-verdict'), 'correct');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -16,7 +16,8 @@
 //   exercises              optional: the section's own exercises, in exercises.js's form without
 //                          `section` (their text in the section's lessons); mounted after the lab
 //   destroy()              optional: release what the view holds (a worker) when the section is removed
-//   pytorch(state, result) optional: the PyTorch program of what is on screen (pytorch-programs.js), for
+//   pytorch(state, result, PROGRAMS) optional: the PyTorch program of what is on screen, from
+//                          PROGRAMS (pytorch-programs.js's table, fetched when the panel is first opened), for
 //                          the "Show as PyTorch" panel (widgets/pytorch-panel.js); called only while it is open;
 //                          the panel's notebook checks the numbers notebook-values.js takes from the result
 //   check(state, result)   optional: what a student's own tensor is compared with, for the "Check my
@@ -35,7 +36,7 @@ import { mountExercise } from './exercise-view.js';
 import { stateToJson, stateFromJson, MAX_BYTES } from './state-file.js';
 import { download } from './widgets/export-menu.js';
 import { pytorchPanel } from './widgets/pytorch-panel.js';
-import { checkPanel } from './widgets/check-panel.js';
+import { lazyPanel } from './widgets/lazy-panel.js';
 import { prediction } from './widgets/predict.js';
 
 // lazy: the lab (its controller's widgets and first computation) and the exercises (their given
@@ -108,8 +109,11 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
     return widget;
   }));
   const view = controller.build(ctx);
-  const panel = view.pytorch ? pytorchPanel({ t, notebook: spec.loadLessonText && { id: spec.id, lang, loadLesson: spec.loadLessonText[lang] } }) : null;
-  const checker = view.check ? checkPanel({ lang, core, section: el }) : null;
+  const panel = view.pytorch ? pytorchPanel({ t, notebook: spec.loadLessonText && { id: spec.id, lang, loadLesson: spec.loadLessonText[lang] },
+    load: () => import('./pytorch-programs.js').then((m) => m.PROGRAMS) }) : null;
+  const checker = view.check ? lazyPanel({ className: 'check-panel', name: 'check', title: t('checkTitle'),
+    load: () => import('./widgets/check-panel.js').then(({ checkPanel }) => (details) => checkPanel({ lang, core, section: el, details })),
+    failed: (e) => t('partFailed', { message: e.message }) }) : null;
 
   /** The visible widget that owns a core error, or undefined. */
   function ownerOf(e) {
@@ -139,7 +143,7 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
     if (el.classList.contains('has-error')) el.classList.remove('has-error');
     view.paint(result, state);
     const painted = state;
-    panel?.update(() => view.pytorch(painted, result), { state: painted, result });
+    panel?.update((programs) => view.pytorch(painted, result, programs), { state: painted, result });
     checker?.update(() => view.check(painted, result));
   }
 

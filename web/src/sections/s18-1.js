@@ -5,7 +5,6 @@ import { h } from '../widgets/dom.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr, shapeText } from '../format.js';
-import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -116,7 +115,7 @@ export default {
         example.hidden = JSON.stringify(s.x) === JSON.stringify(NON_INTEGER_X);
         prov.update(s);
       },
-      pytorch: (s, r) => PROGRAMS['18.1'](s, { X: r.X }, ctx.lang),
+      pytorch: (s, r, PROGRAMS) => PROGRAMS['18.1'](s, { X: r.X }, ctx.lang),
       // the running mean of X (what the lesson computes, whether or not the page normalizes now)
       check: (s, r) => ({ check: 'causalAverage', inputs: { x: r.X }, given: { X: r.X },
         compare: [{ key: 'y', label: t('checkY'), cell: (i) => (s.norm ? (i[0] ? y1 : y0).cell(i[1], i[2]) : null) }] }),

@@ -7,7 +7,6 @@ import { h } from '../widgets/dom.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
-import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -192,7 +191,7 @@ export default {
         dim.paint(r, s);
         prov.update(s);
       },
-      pytorch: (s, r) => PROGRAMS['18.2'](s, { demo: r.demo }, ctx.lang),
+      pytorch: (s, r, PROGRAMS) => PROGRAMS['18.2'](s, { demo: r.demo }, ctx.lang),
       // the causal mask, as the lesson's code writes it; the page's map shows the same numbers
       // (and explains them) when its mask is the causal one
       check(s) {

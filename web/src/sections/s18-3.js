@@ -8,7 +8,6 @@ import { shapeText } from '../format.js';
 import { h } from '../widgets/dom.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, toNested, matrixAt } from '../tensors.js';
-import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -166,7 +165,7 @@ export default {
         prov.update(s);
         if (r.unscaled) paintSteps(r, tt);
       },
-      pytorch(s) {
+      pytorch(s, r, PROGRAMS) {
         return PROGRAMS['18.3'](s, { weights: shownWeights(s) }, ctx.lang);
       },
       // Y, A or S of the student's code, given the weights as the editors show them

@@ -8,7 +8,6 @@ import { provenance } from '../widgets/provenance.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt } from '../format.js';
 import { memo } from '../memo.js';
-import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -79,7 +78,7 @@ function computer() {
 }
 
 /** 18.4's PyTorch program, with the variance Monte Carlo's draws as a file. */
-function pytorch(ctx, s, r) {
+function pytorch(ctx, s, r, PROGRAMS) {
   const file = `attention-lab-18.4-draws-seed${s.seed}.f64`;
   return { code: PROGRAMS['18.4'](s, { inputs: r.inputs, samples: SAMPLES, dims: DIMS, file }, ctx.lang),
     // the variance Monte Carlo's draws: the core's normal stream for the seed, in the order
@@ -178,7 +177,7 @@ export default {
         if (changed('variance', r.variance)) paintVariance(r);
         if (changed('sharp', r.one)) paintSharpening(r, s);
       },
-      pytorch: (s, r) => pytorch(ctx, s, r),
+      pytorch: (s, r, programs) => pytorch(ctx, s, r, programs),
       // the right scale's run: the weights of every head (the first map shows one), or the output
       check: (s, r) => ({ check: 'attention', inputs: { ...r.inputs, heads: s.heads, causal: s.causal },
         given: { x: r.inputs.x, w_q: r.inputs.wq, w_k: r.inputs.wk, w_v: r.inputs.wv, heads: s.heads, causal: s.causal },

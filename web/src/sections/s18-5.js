@@ -8,7 +8,6 @@ import { button, readout } from '../widgets/controls.js';
 import { h } from '../widgets/dom.js';
 import { tensor, matrixAt } from '../tensors.js';
 import { fmtErr } from '../format.js';
-import { PROGRAMS } from '../pytorch-programs.js';
 import { provenance } from '../widgets/provenance.js';
 
 const strings = {
@@ -105,7 +104,7 @@ export default {
         out.set([[t(s.pos === 'none' ? 'diff' : 'diffPos'), fmtErr(r.pc.maxDiff), 'diff', r.pc.maxDiff], verdict]);
         prov.update(s);
       },
-      pytorch: (s, r) => PROGRAMS['18.5'](s, { w: r.w, perm: r.pc.perm, table: r.table }, ctx.lang),
+      pytorch: (s, r, PROGRAMS) => PROGRAMS['18.5'](s, { w: r.w, perm: r.pc.perm, table: r.table }, ctx.lang),
       // attention of X + P, not shuffled (with no positions, of X: the check of attention itself)
       check(s, r) {
         const X = tensor([s.x]), { wq, wk, wv } = r.w, pos = r.table ?? undefined;

@@ -6,7 +6,6 @@ import { h } from '../widgets/dom.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { matrixAt } from '../tensors.js';
 import { shapeText } from '../format.js';
-import { PROGRAMS } from '../pytorch-programs.js';
 
 const strings = {
   zh: {
@@ -90,7 +89,7 @@ export default {
         if (predictMode.waiting) predictMode.settle(matrixAt(r.weights, 0, 0)[0].slice(1).some((v) => v > 0) ? 'sees' : 'blind');
         shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
       },
-      pytorch: (s, r) => PROGRAMS['18.6'](s, r.inputs, ctx.lang),
+      pytorch: (s, r, PROGRAMS) => PROGRAMS['18.6'](s, r.inputs, ctx.lang),
       check(s, r) {
         const { x, memory, wq, wk, wv } = r.inputs, causal = s.mode === 'causal';
         return { check: 'attention', inputs: { x, wq, wk, wv, heads: s.heads, causal, memory },

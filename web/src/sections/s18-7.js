@@ -5,7 +5,6 @@ import { readout } from '../widgets/controls.js';
 import { h, keyboardScrollable } from '../widgets/dom.js';
 import { matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
-import { PROGRAMS } from '../pytorch-programs.js';
 import { provenance } from '../widgets/provenance.js';
 
 const strings = {
@@ -116,7 +115,7 @@ function compute(s, core) {
 }
 
 /** 18.7's PyTorch program; the numbers the core drew inside its checks are asked of the core with the same seeds. */
-function pytorch(ctx, s, r) {
+function pytorch(ctx, s, r, PROGRAMS) {
   // the probe's new future is randn((B, T - t - 1, C), seed); gradcheck's G is randn(out's shape,
   // seed); the dropout mask is dropout() of ones, 0 or 1/(1-p) as torch's dropout scales it
   const { core } = ctx, { x } = r.inputs;
@@ -201,7 +200,7 @@ export default {
           gm[key].set(matrixAt(m, 0), { shape: m.shape });
         prov.update(s);
       },
-      pytorch: (s, r) => pytorch(ctx, s, r),
+      pytorch: (s, r, programs) => pytorch(ctx, s, r, programs),
       // the gradients gradcheck checks, as the student's own backward pass gives them; and the
       // weights after the student's dropout with this page's keep mask, p and mode
       check(s, r) {

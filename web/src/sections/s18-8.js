@@ -7,7 +7,6 @@
 // (block.js, widgets/stepper.js; state keys stage, layer, head), and the reading of the trained
 // model: the tour of its heads (tour.js, which head does what, measured by the core) and the
 // sentence view (sentence.js, what each character reads from, untrained beside trained).
-import { PROGRAMS } from '../pytorch-programs.js';
 import { strings as baseStrings } from './s18-8/strings.js';
 import { tourStrings } from './s18-8/tour-strings.js';
 import { TrainingController, MODEL, FUTURE_SEED } from './s18-8/training.js';
@@ -79,7 +78,7 @@ export default {
         if (explain) block.explain(s);
         block.showStage(s);
       },
-      pytorch: () => pytorch(ctx, train),
+      pytorch: (s, r, programs) => pytorch(ctx, train, programs),
       check: (s, r) => block.check(s, r.train),
     };
   },
@@ -87,7 +86,7 @@ export default {
 
 // The model on screen as PyTorch: its parameters (about 100,000 numbers) as a file, asked of the
 // worker when the program is wanted; the sentence and t as literals.
-function pytorch(ctx, train) {
+function pytorch(ctx, train, PROGRAMS) {
   const { t } = ctx;
   const { attention: att, future: fut, config: cfg, pending, running } = train.state;
   if (!cfg || !att || !fut || pending) return { note: t('pyNoModel') };

@@ -98,7 +98,8 @@ function inputsBox(t, getText) {
   return { el, refresh: () => { status.textContent = ''; if (show.open) render(); } };
 }
 
-export function checkPanel({ lang, core, section }) {
+/** Fills `details` (a lazy-panel.js panel: its summary is there) for `section`; {update(next), drop(file)}. */
+export function checkPanel({ lang, core, section, details }) {
   const t = makeT(lang, strings);
   let make = null;     // () => the section's check(state, result) for what is on screen
   let spec = null;     // what it returned, while the panel is open
@@ -123,8 +124,8 @@ export function checkPanel({ lang, core, section }) {
   const hint = h('p.note.check-hint', { id: hintId }, t('pasteHint'));
   const file = h('input.check-file', { type: 'file', accept: '.npy,.csv,.tsv,.txt', hidden: true, 'aria-hidden': 'true', tabindex: -1 });
   const result = checkResult({ t, lang, root: () => section.getRootNode() });
-  const el = h('details.check-panel', { 'data-name': 'check' },
-    h('summary', {}, t('checkTitle')),
+  const el = details;
+  el.append(
     h('p.note.check-help', {}, t('checkHelp')),
     compare.el, inputs.el,
     h('div.check-input', {}, h('label.check-label', { for: boxId }, t('pasteLabel')), box, msg.el, hint,
@@ -232,7 +233,8 @@ export function checkPanel({ lang, core, section }) {
   }
 
   return {
-    el,
+    /** A file dropped on the panel before its code was here (lazy-panel.js). */
+    drop: readFile,
     /** The section's check for what is on screen (a function returning the hook's answer); it runs
      * now if the panel is open. */
     update(next) {

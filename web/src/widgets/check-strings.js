@@ -9,7 +9,6 @@
 
 export const strings = {
   zh: {
-    checkTitle: '核对我的结果',
     checkHelp: '用你自己的代码（PyTorch 或 NumPy）在本节此刻的输入上算一遍，把它打印出来的结果粘贴到下面，或者选择保存好的 .npy / .csv 文件。实验室的内核会把你的张量与它自己的结果比较，也与本章提醒过的常见错误逐一比较。',
     compareLegend: '你要核对的是',
     inputsTitle: '本节的输入（与页面上的数一位不差）',
@@ -133,7 +132,6 @@ export const strings = {
     mistake_dropout_drops_in_eval: '评估模式下你仍然丢弃并放大了权重。评估时 dropout 是恒等映射，权重应原样不变；用 model.eval()，函数式调用时要自己传 p = 0（或 training=False）。',
   },
   en: {
-    checkTitle: 'Check my numbers',
     checkHelp: 'Run your own code (PyTorch or NumPy) on this section’s inputs as they are now, and paste what it prints below, or choose a saved .npy or .csv file. The lab’s core compares your tensor with its own result, and with each mistake the chapter warns about.',
     compareLegend: 'Your tensor is',
     inputsTitle: 'This section’s inputs (the page’s numbers, every digit)',

@@ -4,7 +4,9 @@
 //
 // The program is written lazily: update(make) only keeps `make`, and it runs while the panel is
 // open (on opening, and on each update while open), so editing a matrix costs nothing extra.
-// make() returns a string, or {code, note, files: [{name, bytes: () => Uint8Array | string}]}.
+// make(loaded) returns a string, or {code, note, files: [{name, bytes: () => Uint8Array | string}]};
+// `loaded` is what `load()` resolves to (the page's: pytorch-programs.js's PROGRAMS, fetched on the
+// first opening, since no first paint needs the programs).
 // The <code> element carries data-pytorch and holds the program as its text (for tests and
 // course authors).
 //
@@ -51,8 +53,10 @@ async function notebookFile({ id, lang, loadLesson }, code, files, view) {
   return { name: nb.notebookName(id), bytes: () => nb.notebookText(built), type: 'application/x-ipynb+json' };
 }
 
-export function pytorchPanel({ t, notebook = null }) {
+export function pytorchPanel({ t, notebook = null, load = async () => null }) {
   let make = null;
+  let loaded;            // what load() gave: undefined until then
+  let loading = null;
   let view = null;       // {state, result} of the maker
   let code = '';
   let files = [];
@@ -71,11 +75,22 @@ export function pytorchPanel({ t, notebook = null }) {
     help, note, h('div.pytorch-tools', {}, copyBtn, notebookBtn, downloads, status), pre);
   el.addEventListener('toggle', () => { if (el.open) render(); });
 
+  // the first opening fetches what make() needs; a failed fetch says so in the note, and is tried
+  // again on the next opening
+  function fetchLoaded() {
+    loading ??= load().then((m) => { loaded = m; if (el.open) render(); }, (e) => {
+      loading = null;
+      note.hidden = false;
+      note.textContent = t('partFailed', { message: e.message });
+    });
+  }
+
   function render() {
     if (!make) return;
+    if (loaded === undefined) { fetchLoaded(); return; }
     let out;
     try {
-      out = make();
+      out = make(loaded);
     } catch (e) {
       out = { code: '', note: t('pytorchFailed', { message: e.message }) };
     }
