@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, launch } from '../tests/web/harness.mjs';
+import { WAIT_MS } from '../tests/wait.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const EDITS = Number(process.argv[2] ?? 100);
@@ -74,8 +75,8 @@ async function newPage(rate, context = null) {
 /** Load the page; resolves to the time of its mark 'attention-lab:interactive' (ms from navigation start). */
 async function openInteractive(page, url) {
   await page.goto(url, { waitUntil: 'commit' });
-  return page.evaluate(() => Promise.race([window.__labInteractive,
-    new Promise((_, reject) => setTimeout(() => reject(new Error(`not interactive after 60 s: ${document.querySelector('.error')?.textContent ?? ''}`)), 60000))]));
+  return page.evaluate((wait) => Promise.race([window.__labInteractive,
+    new Promise((_, reject) => setTimeout(() => reject(new Error(`not interactive after ${wait / 1000} s: ${document.querySelector('.error')?.textContent ?? ''}`)), wait))]), WAIT_MS);
 }
 
 async function firstLoad(url = server.url) {

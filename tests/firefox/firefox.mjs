@@ -44,6 +44,7 @@ export async function launch() {
       MOZ_CRASHREPORTER_DISABLE: '1',
     },
     protocolTimeout: WAIT_MS,
+    timeout: WAIT_MS,   // the browser's start
   });
   return { browser, close: () => browser.close() };
 }

@@ -99,12 +99,15 @@ async function audit(target, where) {
 }
 
 /** Open every <details> that matches, and resolve once each has fired its 'toggle' (a task after
- * `open` is set): the widgets build a table's rows in their own toggle handler, which runs first. */
+ * `open` is set): the widgets build a table's rows in their own toggle handler, which runs first.
+ * A panel whose code is fetched on opening (widgets/lazy-panel.js, the PyTorch panel) is
+ * aria-busy until it is built: resolve once none is. */
 async function openAll(page, selector) {
   await page.locator(selector).evaluateAll((els) => Promise.all(els.filter((d) => !d.open).map((d) => new Promise((resolve) => {
     d.addEventListener('toggle', resolve, { once: true });
     d.open = true;
   }))));
+  await page.waitForFunction((sel) => ![...document.querySelectorAll(sel)].some((d) => d.hasAttribute('aria-busy')), selector);
 }
 
 for (const lang of LANGS) {

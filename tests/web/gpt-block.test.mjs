@@ -149,7 +149,7 @@ test('18.8: pointing at A[t, j] explains it with the core\'s numbers; the panel\
   const target = fig(s8, 'b-a').locator('tbody tr').nth(t).locator('td:not(.rowmark)').nth(j);
   const p = s8.locator('div.provenance');
   for (let tries = 0; ; tries++) {   // hover again if a repaint moved the cell away before the panel followed
-    assert.ok(tries < 5, 'the panel follows the pointer');
+    assert.ok(tries < 30, 'the panel follows the pointer');
     await target.hover();
     const followed = await page.waitForFunction(([sel]) => document.querySelector(`${sel} div.provenance`)?.dataset.at === '6,2', [S8], { timeout: 5000 })
       .then(() => true, () => false);

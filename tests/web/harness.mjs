@@ -38,17 +38,23 @@ export function serve(dir, base = '/course/attention/') {
 /** Chromium with the flags this machine needs; Playwright gives it a fresh empty profile. */
 export async function launch() {
   const browser = await chromium.launch({
+    timeout: WAIT_MS,
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });
-  // every context waits WAIT_MS by default (tests/wait.mjs); browser.newPage makes its context
-  // through this.newContext, so its page does too
-  const newContext = browser.newContext.bind(browser);
+  // every context waits WAIT_MS by default (tests/wait.mjs), and so does every page of its own
+  // (set again on the page's context: it does not rely on newPage making it through newContext)
+  const newContext = browser.newContext.bind(browser), newPage = browser.newPage.bind(browser);
   browser.newContext = async (...args) => {
     const context = await newContext(...args);
     context.setDefaultTimeout(WAIT_MS);
     return context;
+  };
+  browser.newPage = async (...args) => {
+    const page = await newPage(...args);
+    page.context().setDefaultTimeout(WAIT_MS);
+    return page;
   };
   return { browser, close: () => browser.close() };
 }

@@ -205,14 +205,23 @@ test('the check panel\'s and the PyTorch programs\' code is fetched on first ope
 
   const check = sec(page, '18.3').locator('details.check-panel'), program = sec(page, '18.3').locator('details.pytorch-panel');
   assert.equal(await check.locator(':scope > summary').textContent(), 'Check my numbers');
-  const partFailed = /^Part of the lab \(lessons or controls\) could not be loaded; check the connection and reload the page: /;
+  const failed = /^This panel’s code could not be loaded\. Check the connection, then close the panel and open it again: /;
+  // before the programs are here, nothing can be copied or saved
+  assert.equal(await program.locator('button.pytorch-copy').isDisabled(), true);
+  assert.equal(await program.locator('pre.pytorch-code').isHidden(), true);
   await check.locator(':scope > summary').click();
-  await check.locator('p.error:not([hidden])').waitFor();
-  assert.match(await check.locator('p.error').textContent(), partFailed);
+  await page.waitForFunction((el) => el.textContent.length > 0, await check.locator('p.lazy-error').elementHandle());
+  assert.match(await check.locator('p.lazy-error').textContent(), failed);
+  assert.equal(await check.getAttribute('aria-busy'), null, 'not busy once it failed');
   await program.locator(':scope > summary').click();
   await program.locator('.pytorch-note:not([hidden])').waitFor();
-  assert.match(await program.locator('.pytorch-note').textContent(), partFailed);
+  assert.match(await program.locator('.pytorch-note').textContent(), failed);
+  assert.equal(await program.locator('button.pytorch-copy').isDisabled(), true);
+  // an edit while the panel is open and failed does not fetch again: the next opening does
+  await sec(page, '18.3').locator('[data-name="x"] input[data-row="0"][data-col="0"]').fill('3');
+  await page.waitForFunction(() => document.querySelector('.lab-section[data-section="18.3"] [data-name="y"] td[data-value]'));
   assert.equal(fetched('check-panel'), 1);
+  assert.equal(fetched('pytorch-programs'), 1);
 
   fail = false;   // the connection is back: closing and opening again fetches and builds
   for (const panel of [check, program]) {
@@ -220,7 +229,8 @@ test('the check panel\'s and the PyTorch programs\' code is fetched on first ope
     await panel.locator(':scope > summary').click();
   }
   await check.locator('textarea.check-paste').waitFor();
-  assert.equal(await check.locator('p.error').isHidden(), true, 'the message goes once the panel is built');
+  assert.equal(await check.locator('p.lazy-error').textContent(), '', 'the message goes once the panel is built');
+  assert.equal(fetched('check-panel'), 2);
   await page.waitForFunction((el) => el.textContent.startsWith('# Attention Lab 18.3'), await program.locator('[data-pytorch]').elementHandle());
   assert.equal(await program.locator('.pytorch-note').isHidden(), true);
   // the built panel works: the section's own output, pasted, is correct

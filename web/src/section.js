@@ -113,7 +113,7 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
     load: () => import('./pytorch-programs.js').then((m) => m.PROGRAMS) }) : null;
   const checker = view.check ? lazyPanel({ className: 'check-panel', name: 'check', title: t('checkTitle'),
     load: () => import('./widgets/check-panel.js').then(({ checkPanel }) => (details) => checkPanel({ lang, core, section: el, details })),
-    failed: (e) => t('partFailed', { message: e.message }) }) : null;
+    failed: (e) => t('panelFailed', { message: e.message }) }) : null;
 
   /** The visible widget that owns a core error, or undefined. */
   function ownerOf(e) {

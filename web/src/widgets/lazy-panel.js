@@ -1,12 +1,12 @@
 // A collapsible panel whose code is fetched the first time a student opens it: the <details> and
 // its summary are there from the start (in the reading and tab order), the body is built by the
-// module `load()` resolves to. "Check my numbers" is one: its words, the tensor reader and the
-// mistake list are a chunk of their own, which no first paint needs (docs/performance.md).
+// module `load()` resolves to. "Check my numbers" is one: its words, its diagnosis view and the
+// mistakes' lesson places are a chunk of their own, which no first paint needs (docs/performance.md).
 //
 //   lazyPanel({className, name, title, load, failed}) -> {el, update(next)}
 //   load()        -> a promise of build(details) -> {update(next)}: fills the details, once
-//   failed(e)     -> the text shown in the panel when the chunk cannot be fetched (tried again on
-//                    the next opening)
+//   failed(e)     -> the text shown in the panel (a live region, there from the start and empty)
+//                    when the chunk cannot be fetched; the next opening tries again
 //   update(next)  the section's latest hook for the panel; kept until the body is built, then
 //                 handed to it (which runs it while the panel is open)
 // A file dropped on the closed panel is the panel's too: it loads the body, which takes the drop.
@@ -14,19 +14,21 @@ import { h } from './dom.js';
 
 export function lazyPanel({ className, name, title, load, failed }) {
   const el = h(`details.${className}`, { 'data-name': name }, h('summary', {}, title));
-  const error = h('p.note.error', { role: 'status', hidden: true });
+  const error = h('p.note.error.lazy-error', { role: 'status' });
   el.append(error);
   let body = null, loading = null, next = null;
   function open() {
+    if (!loading) el.setAttribute('aria-busy', 'true');
     loading ??= load().then((build) => {
-      error.hidden = true;
+      el.removeAttribute('aria-busy');
+      error.textContent = '';
       body = build(el);
       if (next) body.update(next);
       return body;
     }, (e) => {
       loading = null;
+      el.removeAttribute('aria-busy');
       error.textContent = failed(e);
-      error.hidden = false;
       throw e;
     });
     return loading;

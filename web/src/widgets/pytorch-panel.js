@@ -63,31 +63,38 @@ export function pytorchPanel({ t, notebook = null, load = async () => null }) {
   let shownView = null;  // the view of the program shown
   const codeEl = h('code.language-python', { 'data-pytorch': '' });
   // scrollable and focusable, so a keyboard can scroll a long program
-  const pre = h('pre.pytorch-code', { tabindex: 0, 'aria-label': t('pytorchCode') }, codeEl);
-  const note = h('p.note.pytorch-note', { hidden: true });
+  // nothing to copy, save or scroll until the first program is written
+  const pre = h('pre.pytorch-code', { tabindex: 0, 'aria-label': t('pytorchCode'), hidden: true }, codeEl);
+  const note = h('p.note.pytorch-note', { hidden: true, 'aria-live': 'polite' });
   const help = h('p.note.pytorch-help', {}, t('pytorchHelp'));
   const status = h('span.pytorch-status', { role: 'status', 'aria-live': 'polite' });
-  const copyBtn = h('button.pytorch-copy', { type: 'button', 'data-name': 'pytorch-copy', onclick: async () => say((await copyOrSelect(code, codeEl, pre)) === 'copied' ? 'pytorchCopied' : 'pytorchSelected') }, t('pytorchCopy'));
-  const notebookBtn = notebook && h('button.pytorch-notebook', { type: 'button', 'data-name': 'pytorch-notebook', onclick: saveNotebook }, t('pytorchNotebook'));
+  const copyBtn = h('button.pytorch-copy', { type: 'button', 'data-name': 'pytorch-copy', disabled: true, onclick: async () => say((await copyOrSelect(code, codeEl, pre)) === 'copied' ? 'pytorchCopied' : 'pytorchSelected') }, t('pytorchCopy'));
+  const notebookBtn = notebook && h('button.pytorch-notebook', { type: 'button', 'data-name': 'pytorch-notebook', disabled: true, onclick: saveNotebook }, t('pytorchNotebook'));
   const downloads = h('span.pytorch-files');
   const el = h('details.pytorch-panel', { 'data-name': 'pytorch' },
     h('summary', {}, t('pytorchShow')),
     help, note, h('div.pytorch-tools', {}, copyBtn, notebookBtn, downloads, status), pre);
-  el.addEventListener('toggle', () => { if (el.open) render(); });
-
-  // the first opening fetches what make() needs; a failed fetch says so in the note, and is tried
-  // again on the next opening
-  function fetchLoaded() {
-    loading ??= load().then((m) => { loaded = m; if (el.open) render(); }, (e) => {
+  // the first opening fetches what make() needs (busy until it is here); a failed fetch says so in
+  // the note, and the next opening tries again
+  el.addEventListener('toggle', () => {
+    if (!el.open) return;
+    if (loaded !== undefined) { render(); return; }
+    if (loading) return;
+    el.setAttribute('aria-busy', 'true');
+    loading = load().then((m) => { loaded = m; el.removeAttribute('aria-busy'); if (el.open) render(); }, (e) => {
       loading = null;
-      note.hidden = false;
-      note.textContent = t('partFailed', { message: e.message });
+      el.removeAttribute('aria-busy');
+      setNote(t('panelFailed', { message: e.message }));
     });
+  });
+  // the note is a live region: set only when its words change
+  function setNote(text) {
+    note.hidden = !text;
+    if (note.textContent !== (text ?? '')) note.textContent = text ?? '';
   }
 
   function render() {
-    if (!make) return;
-    if (loaded === undefined) { fetchLoaded(); return; }
+    if (!make || loaded === undefined) return;
     let out;
     try {
       out = make(loaded);
@@ -95,8 +102,7 @@ export function pytorchPanel({ t, notebook = null, load = async () => null }) {
       out = { code: '', note: t('pytorchFailed', { message: e.message }) };
     }
     const next = typeof out === 'string' ? { code: out } : out;
-    note.hidden = !next.note;
-    note.textContent = next.note ?? '';
+    setNote(next.note);
     if (next.code !== code) {
       code = next.code ?? '';
       codeEl.textContent = code;
