@@ -242,3 +242,25 @@ test('the check panel\'s and the PyTorch programs\' code is fetched on first ope
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// A file dropped on the check panel before its code is here is the panel's: the panel opens,
+// fetches its code and checks the file (not the section, which would take it for a state file).
+test('a CSV dropped on the closed check panel opens it, fetches its code and is checked', async () => {
+  const { page, errors } = await openPage(chrome.browser, `${server.url}?lang=en&embed=18.3`);
+  await interactive(page);
+  await labMounted(page);
+  const check = sec(page, '18.3').locator('details.check-panel');
+  assert.equal(await check.evaluate((d) => d.open), false);
+  const csv = (await heatmapValues(fig(page, '18.3', 'y'))).map((row) => row.join(',')).join('\n');
+  await check.evaluate((el, text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'mine.csv', { type: 'text/csv' }));
+    el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, csv);
+  await page.waitForFunction((el) => el.dataset.verdict, await check.locator('.check-result').elementHandle());
+  assert.equal(await check.evaluate((d) => d.open), true);
+  assert.equal(await check.locator('.check-result').getAttribute('data-verdict'), 'correct');
+  assert.equal(await sec(page, '18.3').locator('.status.error').count(), 0, 'not taken for a state file');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

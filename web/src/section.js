@@ -27,7 +27,7 @@
 // sync, compute, paint. If compute throws, nothing is painted: the last good result stays, and the
 // core's error, in the page's language (messages.js), appears beside the widget that owns it, or
 // in the section's status line when no visible widget does.
-import { h, keyboardScrollable } from './widgets/dom.js';
+import { h, keyboardScrollable, carriesFiles } from './widgets/dom.js';
 import { makeT } from './i18n.js';
 import { errorMessage } from './messages.js';
 import { defaults, fitState } from './state.js';
@@ -180,15 +180,14 @@ function stateFileTools(section, spec, schema, t, getState, setState) {
     say([t('stateLoaded', { file: name }), r.rejected.length ? t('stateRejected', { names: r.rejected.join(', ') }) : ''].join(' ').trim());
   }
   input.addEventListener('change', () => { load(input.files[0]); input.value = ''; });
-  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
   section.addEventListener('dragover', (e) => {
-    if (!hasFiles(e)) return;
+    if (!carriesFiles(e)) return;
     e.preventDefault();
     section.classList.add('drop-target');
   });
   section.addEventListener('dragleave', (e) => { if (!section.contains(e.relatedTarget)) section.classList.remove('drop-target'); });
   section.addEventListener('drop', (e) => {
-    if (!hasFiles(e)) return;
+    if (!carriesFiles(e)) return;
     e.preventDefault();
     section.classList.remove('drop-target');
     load(e.dataTransfer.files[0]);

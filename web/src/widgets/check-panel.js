@@ -139,16 +139,8 @@ export function checkPanel({ lang, core, section, details }) {
   box.addEventListener('input', (ev) => { if (ev.inputType === 'insertFromPaste' || ev.inputType === 'insertFromDrop') readBox(); });
   box.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); readBox(); } });
   file.addEventListener('change', () => { readFile(file.files[0]); file.value = ''; });
-  // a file dropped here is a tensor to check, not a state file for the section (section.js)
-  const hasFiles = (ev) => [...(ev.dataTransfer?.types ?? [])].includes('Files');
-  el.addEventListener('dragover', (ev) => { if (hasFiles(ev)) { ev.preventDefault(); ev.stopPropagation(); } });
-  el.addEventListener('drop', (ev) => {
-    if (!hasFiles(ev)) return;
-    ev.preventDefault();
-    ev.stopPropagation();
-    section.classList.remove('drop-target');
-    readFile(ev.dataTransfer.files[0]);
-  });
+  // a file dropped on the panel is a tensor to check, not a state file for the section: the lazy
+  // panel takes the drop and hands the file to drop() below
   el.addEventListener('toggle', () => { if (el.open) refresh(); });
 
   // the box is described by its hint, and by the error while one is shown (messageLine alone
@@ -233,7 +225,7 @@ export function checkPanel({ lang, core, section, details }) {
   }
 
   return {
-    /** A file dropped on the panel before its code was here (lazy-panel.js). */
+    /** A file dropped on the panel (lazy-panel.js takes the drop, also before this code is here). */
     drop: readFile,
     /** The section's check for what is on screen (a function returning the hook's answer); it runs
      * now if the panel is open. */

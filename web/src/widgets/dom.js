@@ -34,6 +34,9 @@ export function setAttr(el, name, value) {
 let uid = 0;
 export const nextId = (p = 'w') => `${p}-${++uid}`;
 
+/** Whether a drag or drop event carries files (not text or a link). */
+export const carriesFiles = (ev) => [...(ev.dataTransfer?.types ?? [])].includes('Files');
+
 /** A widget's own message line (role=alert). show(text) shows it (scrolled into view if it is
  * not) and marks each of targets() aria-invalid, described by it; show(null) hides it and clears
  * the marks. */

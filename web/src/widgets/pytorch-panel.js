@@ -15,6 +15,7 @@
 // the numbers the page shows for it (web/src/notebook-values.js, from `view`, the section's state
 // and result that update() was given with the program). Both modules load on the first click.
 import { h } from './dom.js';
+import { loadOnOpen } from './lazy-panel.js';
 
 // Text to the clipboard; with no clipboard access (an iframe without the permission, an old
 // browser) the node showing it is selected instead, and `focus` focused, so that the keyboard
@@ -56,7 +57,6 @@ async function notebookFile({ id, lang, loadLesson }, code, files, view) {
 export function pytorchPanel({ t, notebook = null, load = async () => null }) {
   let make = null;
   let loaded;            // what load() gave: undefined until then
-  let loading = null;
   let view = null;       // {state, result} of the maker
   let code = '';
   let files = [];
@@ -74,19 +74,13 @@ export function pytorchPanel({ t, notebook = null, load = async () => null }) {
   const el = h('details.pytorch-panel', { 'data-name': 'pytorch' },
     h('summary', {}, t('pytorchShow')),
     help, note, h('div.pytorch-tools', {}, copyBtn, notebookBtn, downloads, status), pre);
-  // the first opening fetches what make() needs (busy until it is here); a failed fetch says so in
-  // the note, and the next opening tries again
-  el.addEventListener('toggle', () => {
-    if (!el.open) return;
-    if (loaded !== undefined) { render(); return; }
-    if (loading) return;
-    el.setAttribute('aria-busy', 'true');
-    loading = load().then((m) => { loaded = m; el.removeAttribute('aria-busy'); if (el.open) render(); }, (e) => {
-      loading = null;
-      el.removeAttribute('aria-busy');
-      setNote(t('panelFailed', { message: e.message }));
-    });
+  // the first opening fetches what make() needs (lazy-panel.js: busy until it is here); a failed
+  // fetch says so in the note, and the next opening tries again
+  loadOnOpen(el, load, {
+    done(m) { loaded = m; if (el.open) render(); },
+    failed(e) { setNote(t('panelFailed', { message: e.message })); },
   });
+  el.addEventListener('toggle', () => { if (el.open) render(); });
   // the note is a live region: set only when its words change
   function setNote(text) {
     note.hidden = !text;
