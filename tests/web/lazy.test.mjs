@@ -217,6 +217,12 @@ test('the check panel\'s and the PyTorch programs\' code is fetched on first ope
   await program.locator('.pytorch-note:not([hidden])').waitFor();
   assert.match(await program.locator('.pytorch-note').textContent(), failed);
   assert.equal(await program.locator('button.pytorch-copy').isDisabled(), true);
+  // the messages (with the chunk's URL in them) stay inside their panels on a phone
+  await page.setViewportSize({ width: 390, height: 900 });
+  for (const line of [check.locator('p.lazy-error'), program.locator('.pytorch-note')]) {
+    assert.ok(await line.evaluate((el) => el.scrollWidth <= el.clientWidth), await line.textContent());
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
   // an edit while the panel is open and failed does not fetch again: the next opening does
   await sec(page, '18.3').locator('[data-name="x"] input[data-row="0"][data-col="0"]').fill('3');
   await page.waitForFunction(() => document.querySelector('.lab-section[data-section="18.3"] [data-name="y"] td[data-value]'));
