@@ -11,11 +11,12 @@
 //   node bench/page.mjs [edits] [loads]   (after npm run build; defaults 100 edits, 9 loads)
 //   DIST=folder measures another build of the page (e.g. main's, for a before/after)
 import { gzipSync } from 'node:zlib';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, launch } from '../tests/web/harness.mjs';
 import { WAIT_MS } from '../tests/wait.mjs';
+import { coursePage } from './course-page.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const EDITS = Number(process.argv[2] ?? 100);
@@ -37,16 +38,7 @@ document.querySelector('input').addEventListener('input', (e) => { out.textConte
 document.querySelector('button').addEventListener('click', () => { out.textContent = out.textContent === 'on' ? 'off' : 'on'; });
 performance.mark('attention-lab:interactive');`);
 const floorServer = await serve(floorDir);
-// A course page with three <attention-lab> elements (the web component, dist/element/), marked
-// interactive once every element has rendered its section ('attention-lab:ready', listened for
-// before the module loads).
-const courseDir = mkdtempSync(join(tmpdir(), 'attn-course-'));
-symlinkSync(join(process.env.DIST ?? `${ROOT}dist`, 'element'), join(courseDir, 'lab'));
-writeFileSync(join(courseDir, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A course page</title>'
-  + '<script>let ready = 0; document.addEventListener("attention-lab:ready", () => { if (++ready === 3) performance.mark("attention-lab:interactive"); });</script>'
-  + '<script type="module" src="lab/attention-lab.js"></script></head><body><h1>Week 6: attention</h1>'
-  + ['18.2', '18.3', '18.4'].map((id) => `<p>Section ${id}: read it, then try the lab.</p><attention-lab section="${id}" lang="en"></attention-lab>`).join('')
-  + '</body></html>');
+const courseDir = coursePage(process.env.DIST ?? `${ROOT}dist`);   // three <attention-lab> elements
 const courseServer = await serve(courseDir);
 const chrome = await launch();
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };

@@ -9,6 +9,7 @@
 //   (after npm run build, or DIST=/tmp/x after `npx vite build --minify false --outDir /tmp/x`; rate: CPU throttling, default 4; the raw trace goes to bench/results/trace.json)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { serve, launch } from '../tests/web/harness.mjs';
+import { coursePage } from './course-page.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const [which = '18.3', rate = '4', edits = '60'] = process.argv.slice(2);
@@ -20,9 +21,12 @@ const CASES = {
   '18.3-T64': [`?lang=en&s3.x=${x64}`, '18.3', 'cell'],
   load: ['?lang=en', null, null],
   embed: ['?lang=en&embed=18.3', null, null],
+  'embed-18.8': ['?lang=en&embed=18.8', null, null],
+  course: ['', null, null],   // the course page with three <attention-lab> elements, as bench/page.mjs builds it
 };
 const [query, section, act] = CASES[which];
-const server = await serve(process.env.DIST ?? `${ROOT}dist`);   // DIST: e.g. a build with --minify false, for readable names
+const DIST = process.env.DIST ?? `${ROOT}dist`;   // DIST: e.g. a build with --minify false, for readable names
+const server = await serve(which === 'course' ? coursePage(DIST) : DIST);
 const chrome = await launch();
 const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
 const cdp = await page.context().newCDPSession(page);

@@ -25,6 +25,16 @@ test('one function per plain row, one method per model row, and nothing else', (
   model.dispose();
 });
 
+test('the calls\' table read at load (wire()) is describe()\'s rows cut to name, arguments and role, with the same tags and slots', async () => {
+  // api.js reads wire() when the core loads and describe() only when asked (docs/performance.md)
+  const { default: createAttnCore } = await import('../../wasm/js/gen/attn_core.js');
+  const m = await createAttnCore({ wasmBinary: readFileSync(new URL('../../wasm/js/gen/attn_core.wasm', import.meta.url)) });
+  const wire = JSON.parse(m.wire()), full = JSON.parse(m.describe());
+  assert.deepEqual(wire, { tags: full.tags, slots: full.slots, functions: full.functions.map(({ name, args, role }) => ({ name, args, role })) });
+  assert.ok(m.wire().length * 4 < m.describe().length, `wire ${m.wire().length} characters, describe ${m.describe().length}`);
+  assert.deepEqual(core.describe().map((r) => r.name), wire.functions.map((r) => r.name));
+});
+
 test('describe(name) is the row; an unknown name is undefined', () => {
   const row = core.describe('softmax');
   assert.deepEqual(row.args, [{ name: 'scores', kind: 'tensor' }, { name: 'opts', kind: 'options' }]);

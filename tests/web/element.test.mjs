@@ -88,6 +88,12 @@ async function open(file) {
   await page.route('**/favicon.ico', (r) => r.fulfill({ status: 204 }));   // the test pages have no icon
   await page.addInitScript(() => {
     window.__wasm = { compile: 0, instantiate: 0 };
+    // the rendering opportunity (frame) in which each element said it was ready
+    window.__frames = 0;
+    window.__ready = [];
+    const count = () => { window.__frames += 1; requestAnimationFrame(count); };
+    requestAnimationFrame(count);
+    document.addEventListener('attention-lab:ready', (e) => window.__ready.push({ id: e.target.id, frame: window.__frames }));
     for (const name of ['compile', 'compileStreaming', 'instantiate', 'instantiateStreaming']) {
       const original = WebAssembly[name];
       WebAssembly[name] = function (...args) {
@@ -113,6 +119,10 @@ test('three elements on a course page: isolated styles, ids and edits, one WebAs
   // one core per page however many elements
   assert.equal(wasmFetches.length, 1, `one fetch of the .wasm: ${wasmFetches}`);
   assert.deepEqual(await page.evaluate(() => window.__wasm), { compile: 1, instantiate: 1 }, 'compiled once, instantiated once');
+  // the elements fetch together and mount together: no layout and paint of the page between them
+  const readies = await page.evaluate(() => window.__ready);
+  assert.deepEqual(readies.map((r) => r.id), ['a', 'b', 'c'], 'each element ready once, in page order');
+  assert.equal(new Set(readies.map((r) => r.frame)).size, 1, `all three ready before the same frame: ${JSON.stringify(readies)}`);
 
   // numbers: #a and #c are the same section in different states; #b is 18.1
   nearAll(await heatmapValues(fig(page, '#a', 'y')), attention(X0, true).Y, 1e-14, '#a Y (defaults, causal)');

@@ -95,6 +95,7 @@ MemoryStats attn::wire::memory_stats() {
 EMSCRIPTEN_BINDINGS(attention_lab) {
     emscripten::function("descriptor", &descriptor);
     emscripten::function("describe", &describe_json);
+    emscripten::function("wire", &wire_json);
     emscripten::function("reserve", &reserve);
     emscripten::function("call", &call);
 }

@@ -162,7 +162,9 @@ std::string arg_json(const ArgSpec& a) {
 
 }  // namespace
 
-std::string describe_json() {
+namespace {
+// the wire's tags and slots, and each row's name, arguments and role, in the table's order
+std::string wire_head(bool full) {
     std::string s = "{\"tags\":{";
     int i = 0;
 #define ATTN_X(t) s += std::string(i ? "," : "") + "\"" #t "\":" + std::to_string(i); ++i;
@@ -174,10 +176,20 @@ std::string describe_json() {
     ATTN_WIRE_SLOTS(ATTN_X)
 #undef ATTN_X
     s += "},\"functions\":";
-    s += joined(entries(), [](const Entry& e) {
-        return "{\"name\":" + quoted(e.name) + ",\"args\":" + joined(e.args, arg_json, '[', ']') + ",\"options\":" + options_json(e.options) +
-               ",\"doc\":" + quoted(e.doc) + ",\"returns\":{" + type_json(e.returns) + "},\"role\":" + quoted(role_name(e.role)) + "}";
+    s += joined(entries(), [full](const Entry& e) {
+        std::string row = "{\"name\":" + quoted(e.name) + ",\"args\":" + joined(e.args, arg_json, '[', ']');
+        if (full)
+            row += ",\"options\":" + options_json(e.options) + ",\"doc\":" + quoted(e.doc) + ",\"returns\":{" + type_json(e.returns) + "}";
+        return row + ",\"role\":" + quoted(role_name(e.role)) + "}";
     }, '[', ']');
+    return s;
+}
+}  // namespace
+
+std::string wire_json() { return wire_head(false) + "}"; }
+
+std::string describe_json() {
+    std::string s = wire_head(true);
     s += ",\"errorCodes\":" + joined(error_codes(), [](const ErrorCodeInfo& c) {
         return quoted(c.name) + ":" + joined(c.params, [](const char* p) { return quoted(p); }, '[', ']');
     }, '{', '}');

@@ -122,6 +122,9 @@ const Entry* find(const std::string& name);
 //  required?, doc}], doc, returns, role}], errorCodes, errorParams}: everything JS needs to build
 // the API, as JSON (docs/api.md, "describe")
 std::string describe_json();
+// {tags, slots, functions: [{name, args, role}]}: what JS needs to make the calls, a fifth of
+// describe_json's text (no options, docs, results or error tables), read when the core loads
+std::string wire_json();
 
 // Argument i's value when JS leaves it undefined: its default, empty options, or an Error.
 Arg default_arg(const Entry& e, std::size_t i);

@@ -215,18 +215,23 @@ function makeCall(m, table) {
 const deepFreeze = (o) => { Object.values(o).forEach((v) => typeof v === 'object' && v !== null && deepFreeze(v)); return Object.freeze(o); };
 
 function makeApi(m) {
-  const table = deepFreeze(JSON.parse(m.describe()));
+  // what the calls need (tags, slots, each row's name, arguments and role) is read now; the whole
+  // table (options, docs, results, error codes) the first time describe(), errorCodes or
+  // errorParams is asked for: building its text is most of what reading the table costs at load
+  const table = JSON.parse(m.wire());
   const call = makeCall(m, table);
+  let full = null;
+  const whole = () => (full ??= deepFreeze(JSON.parse(m.describe())));
   const api = {
     /** {code: [parameter names]}: every code an Error from the core may carry (error.code, error.params). */
-    errorCodes: table.errorCodes,
+    get errorCodes() { return whole().errorCodes; },
     /** {parameter name: kind}: name, text, number, shape, index or list (docs/api.md, "Errors"). */
-    errorParams: table.errorParams,
+    get errorParams() { return whole().errorParams; },
     /**
      * The functions: [{name, args: [{name, kind, default?}], options: [{name, kind, values?, required?, doc}],
      * doc, returns: {kind, fields?, of?, value?}, role}], or the one named (docs/api.md, "describe").
      */
-    describe: (name) => (name === undefined ? table.functions : table.functions.find((f) => f.name === name)),
+    describe: (name) => (name === undefined ? whole().functions : whole().functions.find((f) => f.name === name)),
   };
 
   /** A character GPT living in the WASM core (see wasm/include/attn/gpt.hpp); config holds its settings. */

@@ -25,7 +25,7 @@
 // worker). The element never reads or writes the host page's URL.
 import katexCss from 'katex/dist/katex.min.css?inline';
 import labCss from './style.css?inline';
-import { mountLab, SECTIONS } from './mount.js';
+import { mountLab, sharedCore, loadSections, SECTIONS } from './mount.js';
 import { LANGS, makeT } from './i18n.js';
 import { h } from './widgets/dom.js';
 
@@ -77,6 +77,21 @@ function declareFonts() {
 }
 
 const ids = SECTIONS.map((s) => s.id).join(', ');
+
+// The elements that start rendering in one turn (a course page's elements are upgraded together
+// when the module arrives) fetch the core and their sections together and mount together, one
+// after another in the same task: without it each element mounts as its own chunk arrives and the
+// browser lays out and paints the page in between, which delays every element after the first.
+// A chunk that fails to load fails only the elements that show it (mountLab says so in each).
+let batch = null;
+function loadedTogether(sections, lang) {
+  if (!batch) {
+    const loads = [sharedCore()];
+    batch = { loads, done: Promise.resolve().then(() => { batch = null; return Promise.allSettled(loads); }) };
+  }
+  batch.loads.push(loadSections(sections, lang));
+  return batch.done;
+}
 
 /** The element's attributes, checked: {lang, sections, params, solutions, notices, problem}. */
 function readAttributes(el) {
@@ -165,7 +180,7 @@ export class AttentionLabElement extends Base {
       return;
     }
     const lab = await mountLab(this.#root, {
-      lang, sections, params, solutions, notices, source: 'attributes', signal: abort.signal,
+      lang, sections, params, solutions, notices, source: 'attributes', signal: abort.signal, after: loadedTogether(sections, lang),
       onState: (next, { section, state }) => {
         const text = stateText(next);
         this.#writing = true;

@@ -25,6 +25,8 @@
 //                    page's time to interactive; default false); a link to an exercise not
 //                    built yet builds its section first. `mounted` resolves once every lab (and
 //                    its exercises) is built.
+//     after,         a promise that never rejects: the sections are mounted once it has settled too
+//                    (the <attention-lab> elements of one page mount together, element.js)
 //   }) -> Promise<{ sections: [{id, el}], error, mounted: Promise, destroy() }>
 //
 // The root's children are replaced: a loading line, then the notice and the sections. A core
@@ -107,7 +109,7 @@ export function sharedCore() {
 
 export async function mountLab(root, {
   lang = 'zh', sections = SECTIONS.map((s) => s.id), params = new URLSearchParams(), onState = () => {},
-  solutions = true, exerciseOptions = () => ({ solutions }), notices = [], source = 'url', signal, lazy = false,
+  solutions = true, exerciseOptions = () => ({ solutions }), notices = [], source = 'url', signal, lazy = false, after,
 } = {}) {
   let specs = sections.map((id) => SECTIONS.find((s) => s.id === id));
   const unknown = sections.find((id, i) => !specs[i]);
@@ -130,7 +132,7 @@ export async function mountLab(root, {
   let core, coreModule;
   try {
     // the core and the sections' chunks arrive together
-    [{ core, coreModule }, specs] = await Promise.all([sharedCore(), loadSections(sections, lang)]);
+    [{ core, coreModule }, specs] = await Promise.all([sharedCore(), loadSections(sections, lang), after]);
   } catch (e) {
     if (signal?.aborted) return handle;
     handle.error = e;
