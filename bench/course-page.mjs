@@ -4,11 +4,11 @@
 // and bench/profile-page.mjs. Returns the folder (remove it with rmSync when done).
 import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export function coursePage(dist) {
   const dir = mkdtempSync(join(tmpdir(), 'attn-course-'));
-  symlinkSync(join(dist, 'element'), join(dir, 'lab'));
+  symlinkSync(resolve(dist, 'element'), join(dir, 'lab'));   // absolute: the link lives elsewhere
   writeFileSync(join(dir, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A course page</title>'
     + '<script>let ready = 0; document.addEventListener("attention-lab:ready", () => { if (++ready === 3) performance.mark("attention-lab:interactive"); });</script>'
     + '<script type="module" src="lab/attention-lab.js"></script></head><body><h1>Week 6: attention</h1>'

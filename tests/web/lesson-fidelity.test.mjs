@@ -173,12 +173,23 @@ for (const lang of ['en', 'zh']) {
     assert.equal(await causal.isChecked(), true);
     assert.equal(await card.isVisible(), false, 'the verdict on the first switch leaves with the next one');
     assert.equal((await heatmapValues(fig(page, '18.3', 'a')))[0][0], 1);
-    // 18.4: √C instead of √hs with 4 heads flattens the head's weights
+    // 18.4: √C instead of √hs with 4 heads flattens the head's weights. The hidden maps are painted
+    // when shown: the mask switched off before they are revealed shows in them
+    const causal4 = fig(page, '18.4', 'causal');
+    await causal4.uncheck();
     await sec(page, '18.4').locator('button.show-scales').click();
     const c4 = fig(page, '18.4', 'predict-scale');
     await c4.locator('input[value="1"]').check();   // "flatter"
     await c4.locator('button[data-act="predict"]').click();
     assert.equal(await fig(page, '18.4', 'w-model').isVisible(), true);
+    for (const name of ['w-model', 'w-none']) {
+      const w = await heatmapValues(fig(page, '18.4', name));
+      assert.ok(w[0][1] > 0 && w[0].every((v) => v > 0), `${name}: no mask, position 0 sees every position: ${w[0]}`);
+    }
+    await causal4.check();
+    for (const name of ['w-head', 'w-model', 'w-none']) {
+      assert.deepEqual((await heatmapValues(fig(page, '18.4', name)))[0].slice(1), Array(5).fill(0), `${name}: masked again`);
+    }
     assert.match(await text(c4.locator('.predict-message')), L.right);
     // 18.6: from cross-attention to the causal decoder, query 0 sees no later position
     const c6 = fig(page, '18.6', 'predict-mode');

@@ -53,10 +53,13 @@ const inputsOf = (s, core) => {
 
 /** compute(state, core) of 18.4: each part recomputed only when what it depends on changes. */
 function computer() {
+  // the seeded inputs and hs do not depend on the mask: a toggle recomputes only the runs
+  const seeded = memo((s, core) => inputsOf(s, core));
+  // hs: the number of products in one head's score, as the core sums them
+  const headSize = memo((s, core, { x, ...w }) => core.explain('multiHeadAttention', 'scores', [0, 0, 0, 0], { x, ...w, causal: true, scale: 'head' }).terms.length);
   const attentionRuns = memo((s, core) => {
-    const { x, ...w } = inputsOf(s, core);
-    // hs: the number of products in one head's score, as the core sums them
-    const hs = core.explain('multiHeadAttention', 'scores', [0, 0, 0, 0], { x, ...w, scale: 'head' }).terms.length;
+    const { x, ...w } = { ...seeded([s.T, s.C, s.heads, s.seed], s, core), causal: s.causal };
+    const hs = headSize([s.T, s.C, s.heads, s.seed], s, core, { x, ...w });
     return { inputs: { x, wq: w.wq, wk: w.wk, wv: w.wv }, hs, runs: SCALES.map((scale) => {
       const r = core.multiHeadAttention(x, { ...w, scale });
       return { weights: r.weights, stats: core.attentionStats(r.weights) };
@@ -137,8 +140,14 @@ export default {
     const painted = {};
     const changed = (key, value) => { if (painted[key] === value) return false; painted[key] = value; return true; };
 
+    // a map is painted when its run or the head changes, and √C's and no scaling's only while they
+    // are shown (they are hidden until the student has predicted): a hidden map is painted when revealed
+    const mapShows = SCALES.map(() => null);   // [runs, head] that each map shows
     function paintMaps(r, s) {
       r.runs.forEach((run, i) => {
+        if (i > 0 && !revealed) return;
+        if (mapShows[i]?.[0] === r.runs && mapShows[i][1] === s.head) return;
+        mapShows[i] = [r.runs, s.head];
         const ent = matrixAt(run.stats.entropy, 0)[s.head], mx = matrixAt(run.stats.maxWeight, 0)[s.head];
         maps[i].set(matrixAt(run.weights, 0, s.head), {
           shape: [1, s.heads, s.T, s.T],
@@ -168,8 +177,7 @@ export default {
       compute: computer(),
       paint(r, s) {
         hsLine.textContent = t('hs', { C: s.C, heads: s.heads, hs: r.hs });
-        const headChanged = changed('head', s.head), runsChanged = changed('runs', r.runs);
-        if (headChanged || runsChanged) paintMaps(r, s);
+        paintMaps(r, s);
         maps[1].el.hidden = maps[2].el.hidden = !revealed;
         prov.update(s);
         showScales.hidden = revealed || predictScale.open;
