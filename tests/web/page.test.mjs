@@ -147,6 +147,9 @@ test('18.3: Q, K, V, S, A, Y follow the edits; the nn.Linear layout shows and ac
 test('18.4: sqrt(hs), sqrt(C) and no scaling give different weights; x8 sharpens the softmax', async () => {
   const { page, errors } = await open('?embed=18.4&lang=en');
   const w = async (s) => heatmapValues(fig(page, '18.4', `w-${s}`));
+  // √C and no scaling are shown (and painted) once the student predicts or skips
+  await sec(page, '18.4').locator('button.show-scales').click();
+  await fig(page, '18.4', 'predict-scale').locator('button[data-act="skip"]').click();
   const [head, model, none] = [await w('head'), await w('model'), await w('none')];
   assert.ok(ref.maxAbs(head, model) > 1e-3 && ref.maxAbs(head, none) > 1e-3, 'three scalings differ with 4 heads');
   // causal rows sum to 1 in every panel; sqrt(C) = 2 sqrt(hs) flattens the rows

@@ -58,6 +58,12 @@ export const PAGE = {
   },
   async '18.4'(page, s) {
     const out = {};
+    // √C's and no scaling's maps are shown (and painted) once the student predicts (here: skips)
+    const reveal = sec(page, '18.4').locator('button.show-scales');
+    if (await reveal.isVisible()) {
+      await reveal.click();
+      await fig(page, '18.4', 'predict-scale').locator('button[data-act="skip"]').click();
+    }
     for (const [sc, name] of [['head', 'sqrt(hs)'], ['model', 'sqrt(C)'], ['none', 'none']]) {
       out[`weights, divide by ${name}`] = await heat(page, '18.4', `w-${sc}`);
       out[`entropy, divide by ${name}`] = await column(page, '18.4', `w-${sc}`, 0);

@@ -1,21 +1,46 @@
 // Tiny DOM helpers shared by the widgets. Text always goes in as text (never as HTML).
 
+// 'td.a.b#x' -> {name: 'td', className: 'a b', id: 'x'}, parsed once per distinct string (a page
+// builds thousands of nodes from a few dozen of them)
+const tags = new Map();
+function parseTag(tag) {
+  let t = tags.get(tag);
+  if (!t) {
+    const [, name, rest] = /^([a-z0-9-]+)(.*)$/i.exec(tag);
+    const classes = [];
+    let id = '';
+    for (const m of rest.matchAll(/([.#])([\w-]+)/g)) {
+      if (m[1] === '.') classes.push(m[2]);
+      else id = m[2];
+    }
+    t = { name, className: classes.join(' '), id };
+    tags.set(tag, t);
+  }
+  return t;
+}
+
+function append(el, c) {
+  if (Array.isArray(c)) for (const x of c) append(el, x);
+  else if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c));
+}
+
 /** h('div.cls#id', {attr: v, onclick: fn}, ...children) */
 export function h(tag, attrs = {}, ...children) {
-  const [, name, rest] = /^([a-z0-9-]+)(.*)$/i.exec(tag);
+  const { name, className, id } = parseTag(tag);
   const el = document.createElement(name);
-  for (const m of rest.matchAll(/([.#])([\w-]+)/g)) {
-    if (m[1] === '.') el.classList.add(m[2]);
-    else el.id = m[2];
+  if (className) el.className = className;
+  if (id) el.id = id;
+  if (attrs) {
+    for (const k in attrs) {
+      const v = attrs[k];
+      if (v === undefined || v === null || v === false || !Object.hasOwn(attrs, k)) continue;
+      if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+      else if (k === 'text') el.textContent = v;
+      else if (k === 'class') el.classList.add(...String(v).split(/\s+/).filter(Boolean));
+      else el.setAttribute(k, v === true ? '' : String(v));
+    }
   }
-  for (const [k, v] of Object.entries(attrs ?? {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else if (k === 'text') el.textContent = v;
-    else if (k === 'class') el.classList.add(...String(v).split(/\s+/).filter(Boolean));
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c));
+  for (const c of children) append(el, c);
   return el;
 }
 
