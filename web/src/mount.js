@@ -222,7 +222,9 @@ function startLabs(sections, { t, handle, exercises }) {
     }, { rootMargin: '100% 0px' })
     : null;
   const near = (el) => { const r = el.getBoundingClientRect(); return r.bottom > -innerHeight && r.top < 2 * innerHeight; };
-  for (const s of [...waiting]) if (!io || near(s.el)) start(s);
+  // every position is read before any lab is built: reading one after building another would lay
+  // out the page again each time (a forced layout per section)
+  for (const s of waiting.filter((w) => !io || near(w.el))) start(s);
   for (const s of waiting) io.observe(s.el);
   addEventListener('beforeprint', all);
   const next = () => {
