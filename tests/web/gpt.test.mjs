@@ -225,6 +225,7 @@ test('18.8 attention maps: characters on both axes, rows receive, the hover name
     assert.deepEqual(rows, sentence);
     assert.deepEqual(cols, sentence);
     const cell = map.locator('tbody tr').nth(3).locator('td').nth(1);
+    await cell.hover();   // the tooltip is given when the pointer comes over the cell
     const [, a, b, v] = (await cell.getAttribute('title')).match(want);
     assert.equal(a, sentence[3]);
     assert.equal(b, sentence[1]);

@@ -84,3 +84,20 @@ test('shape names follow the lessons: one head is (B, T, d), several heads conca
   assert.match(await fig(page, '18.3', 'y').locator('.shape-badge').textContent(), /^\(B, T, d\)/);
   await page.close();
 });
+
+test('a cell\'s tooltip is its label, given on hover, and it follows the label when the number changes', async () => {
+  const { page, errors } = await open('?embed=18.3&lang=en');
+  const cell = fig(page, '18.3', 'y').locator('tbody tr').nth(1).locator('td').first();
+  assert.equal(await cell.getAttribute('title'), null, 'no tooltip written before the pointer comes');
+  await cell.hover();
+  const before = await cell.getAttribute('aria-label');
+  assert.match(before, /\d/);
+  assert.equal(await cell.getAttribute('title'), before);
+  await fig(page, '18.3', 'x').locator('input[data-row="1"][data-col="0"]').fill('7');
+  await page.waitForFunction((el) => el.getAttribute('aria-label') !== el.dataset.before,
+    await cell.evaluateHandle((el, b) => { el.dataset.before = b; return el; }, before));
+  assert.notEqual(await cell.getAttribute('aria-label'), before);
+  assert.equal(await cell.getAttribute('title'), await cell.getAttribute('aria-label'), 'the tooltip says the new number');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

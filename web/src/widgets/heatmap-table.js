@@ -19,7 +19,7 @@ function markValue(td, opts, i) {
 function updateCell(td, was, now, c, compact) {
   if (was.aria !== now.aria) {
     td.setAttribute('aria-label', now.aria);
-    td.title = now.aria;
+    if (td.hasAttribute('title')) td.title = now.aria;   // a cell hovered before keeps its tooltip true
   }
   if (!c) {
     td.className = 'nan';
@@ -30,7 +30,7 @@ function updateCell(td, was, now, c, compact) {
   }
   if (!was.bg) td.className = '';   // was NaN
   if (was.bg !== c.bg) td.style.cssText = `background: ${c.bg}; color: ${c.fg}`;
-  td.dataset.value = String(now.v);
+  if (!Object.is(was.v, now.v)) td.dataset.value = String(now.v);
   const shownText = compact ? '' : now.text;
   if (was.text !== now.text || !was.bg) {
     if (td.firstChild?.nodeType === 3 && !td.firstChild.nextSibling && shownText) td.firstChild.data = shownText;   // the same text node: no new node to lay out
@@ -42,6 +42,12 @@ function updateCell(td, was, now, c, compact) {
 export function heatTable({ table, digits, compact, cellText, axes }) {
   let layoutKey = null;   // what the table's structure was built for
   let shown = [];         // what each cell shows now: {v, text, aria, bg}
+  // a cell's tooltip is its label, given when the pointer comes over it: an edit that changes
+  // hundreds of labels writes each once (aria-label), not twice
+  table.addEventListener('pointerover', (e) => {
+    const td = e.target.closest?.('td[aria-label]');
+    if (td && !td.hasAttribute('title')) td.title = td.getAttribute('aria-label');
+  });
 
   function update(rows, opts, scale) {
     const trs = table.tBodies[0].rows;
@@ -81,11 +87,11 @@ export function heatTable({ table, digits, compact, cellText, axes }) {
         const aria = cellText(i, j, text);
         if (Number.isNaN(v)) {
           shown[i][j] = { v, text, aria };
-          return h('td.nan', { 'aria-label': aria, title: aria }, 'NaN');
+          return h('td.nan', { 'aria-label': aria }, 'NaN');
         }
         const c = colour(v, scale);
         shown[i][j] = { v, text, aria, bg: c.bg };
-        return h('td', { style: `background:${c.bg};color:${c.fg}`, 'aria-label': aria, title: aria, 'data-value': String(v) }, compact ? '' : text);
+        return h('td', { style: `background:${c.bg};color:${c.fg}`, 'aria-label': aria, 'data-value': String(v) }, compact ? '' : text);
       }),
       opts.rowMarks ? markValue(h('td.rowmark', {}, opts.rowMarks[i] ?? ''), opts, i) : null));
     table.replaceChildren(h('thead', {}, head), h('tbody', {}, body));
