@@ -95,6 +95,34 @@ test('left alone, the page builds the other labs when idle: all of them, none tw
 
 // The progress table links to every exercise; one whose section is not built yet is built when
 // the link is followed (a click, or the hash typed into the address bar), and shown.
+test('18.4 answers input before its variance Monte Carlo, which draws the chart in the first idle moment', async () => {
+  const r = await openPage(chrome.browser, 'about:blank');
+  const { page, errors } = r;
+  await page.addInitScript(() => {   // idle callbacks kept, to be run by the test
+    window.__idle = [];
+    window.requestIdleCallback = (f) => window.__idle.push(f);
+    window.cancelIdleCallback = () => {};
+  });
+  await page.goto(`${server.url}?embed=18.4&lang=en`);
+  await interactive(page);
+  const chart = fig(page, '18.4', 'variance');
+  assert.equal(await chart.locator('details.chart-data').isHidden(), true, 'no data yet: the table is hidden');
+  assert.equal(await chart.locator('g.chart-markers path').count(), 0, 'nothing drawn yet');
+  // the maps answer the mask already
+  await fig(page, '18.4', 'causal').uncheck();
+  assert.ok((await heatmapValues(fig(page, '18.4', 'w-head')))[0][5] > 0);
+  await page.evaluate(() => { for (const f of window.__idle.splice(0)) f({ timeRemaining: () => 50, didTimeout: false }); });
+  await chart.locator('details.chart-data summary').click();
+  const rows = await chart.locator('details.chart-data tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => Number(c.textContent))));
+  assert.deepEqual(rows.map((row) => row[0]), [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+  // Var(q·k) near d, Var(q·k / √d) near 1 (2000 draws each: within 20 %)
+  for (const [d, unscaled, scaled] of rows) {
+    assert.ok(Math.abs(unscaled / d - 1) < 0.2 && Math.abs(scaled - 1) < 0.2, `d ${d}: ${unscaled}, ${scaled}`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a link to an exercise not built yet builds its section and shows the exercise', async () => {
   const { page, errors } = await openHeld('?lang=en');
   const inView = (id) => page.waitForFunction((i) => {

@@ -46,8 +46,9 @@ export const VALUES = {
     const sharp = [['× 1', r.one], [`× ${s.factor}`, r.k]].flatMap(([k, x]) => [[`softmax(logits ${k})`, x.weights],
       [`max weight ${k}`, x.maxWeight], [`entropy ${k}`, x.entropy], [`Jacobian norm ${k}`, x.jacobianNorm]]);
     return { filesOptional: true,
-      checks: list([...runs, ['d', vector(r.variance.dims)],
-        ['Var(q.k)', vector(r.variance.unscaled), { needsFiles: true }], ['Var(q.k / sqrt(d))', vector(r.variance.scaled), { needsFiles: true }],
+      // the variance is null in the moment between the section's mount and its Monte Carlo (s18-4.js)
+      checks: list([...runs, ...(r.variance ? [['d', vector(r.variance.dims)],
+        ['Var(q.k)', vector(r.variance.unscaled), { needsFiles: true }], ['Var(q.k / sqrt(d))', vector(r.variance.scaled), { needsFiles: true }]] : []),
         ...sharp]) };
   },
 

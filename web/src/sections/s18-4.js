@@ -70,13 +70,15 @@ function computer() {
     const L = tensor(s.logits);
     return { one: core.softmaxSharpening(L, 1), k: core.softmaxSharpening(L, s.factor) };
   });
-  return (s, core) => {
+  // withVariance false: the Monte Carlo is left out (variance null) and done on a later call
+  return (s, core, { withVariance = true } = {}) => {
     const { runs, inputs, hs } = attentionRuns([s.T, s.C, s.heads, s.causal, s.seed], s, core);
     // what dividing by √C did to the shown head, from the core: the same weights (one head), or
     // a larger total entropy over its rows (flatter) or a smaller one (sharper)
     const entropy = runs.map((run) => core.sum(run.stats.entropy, { dim: -1 }).data[s.head]);   // (B, H) -> this head
     const scaleEffect = core.maxAbsDiff(runs[0].weights, runs[1].weights) === 0 ? 'same' : entropy[1] > entropy[0] ? 'flatter' : 'sharper';
-    return { runs, inputs, hs, scaleEffect, variance: variance(s.seed, s.seed, core), ...sharpening([s.logits, s.factor], s, core) };
+    return { runs, inputs, hs, scaleEffect, variance: withVariance ? variance(s.seed, s.seed, core) : null,
+      ...sharpening([s.logits, s.factor], s, core) };
   };
 }
 
@@ -173,8 +175,16 @@ export default {
       ]);
     }
 
+    // The variance Monte Carlo (2 · 2000 · 511 draws, about 220 ms with the CPU slowed 4x) is not
+    // done at mount: the section is shown and answers input first, and the chart is drawn in the
+    // first idle moment after (a refresh, with the Monte Carlo); from then on it comes with the rest
+    const computeAll = computer();
+    let varianceLater = true, idleId = null;
+    const idle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f, 16));
+    const cancelIdle = globalThis.cancelIdleCallback ?? clearTimeout;
     return {
-      compute: computer(),
+      compute: (s, core) => computeAll(s, core, { withVariance: !varianceLater }),
+      destroy() { if (idleId !== null) cancelIdle(idleId); },
       paint(r, s) {
         hsLine.textContent = t('hs', { C: s.C, heads: s.heads, hs: r.hs });
         paintMaps(r, s);
@@ -182,7 +192,9 @@ export default {
         prov.update(s);
         showScales.hidden = revealed || predictScale.open;
         if (predictScale.waiting) predictScale.settle(r.scaleEffect);
-        if (changed('variance', r.variance)) paintVariance(r);
+        if (r.variance === null) {
+          idleId ??= idle(() => { idleId = null; varianceLater = false; ctx.refresh(); }, { timeout: 1000 });
+        } else if (changed('variance', r.variance)) paintVariance(r);
         if (changed('sharp', r.one)) paintSharpening(r, s);
       },
       pytorch: (s, r, programs) => pytorch(ctx, s, r, programs),
