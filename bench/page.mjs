@@ -116,6 +116,8 @@ async function editToPaint(query, section, act, rate, url = server.url) {
   const page = await newPage(rate);
   await openInteractive(page, url + query);
   await page.waitForSelector(`.lab-section[data-section="${section}"] .lab`);
+  // 18.4 draws its variance chart in the first idle moment after it is built: not inside an edit
+  if (section === '18.4') await page.waitForSelector('.lab-section[data-section="18.4"] [data-name="variance"] details.chart-data:not([hidden])', { state: 'attached' });
   const times = await page.evaluate(async ({ section, act, EDITS }) => {
     const sec = document.querySelector(`.lab-section[data-section="${section}"]`);
     sec.scrollIntoView();

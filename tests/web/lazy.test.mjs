@@ -93,8 +93,6 @@ test('left alone, the page builds the other labs when idle: all of them, none tw
   await page.close();
 });
 
-// The progress table links to every exercise; one whose section is not built yet is built when
-// the link is followed (a click, or the hash typed into the address bar), and shown.
 test('18.4 answers input before its variance Monte Carlo, which draws the chart in the first idle moment', async () => {
   const r = await openPage(chrome.browser, 'about:blank');
   const { page, errors } = r;
@@ -113,6 +111,7 @@ test('18.4 answers input before its variance Monte Carlo, which draws the chart 
   assert.ok((await heatmapValues(fig(page, '18.4', 'w-head')))[0][5] > 0);
   await page.evaluate(() => { for (const f of window.__idle.splice(0)) f({ timeRemaining: () => 50, didTimeout: false }); });
   await chart.locator('details.chart-data summary').click();
+  await chart.locator('details.chart-data tbody tr').nth(8).waitFor();   // the table is built when it opens (its toggle event)
   const rows = await chart.locator('details.chart-data tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => Number(c.textContent))));
   assert.deepEqual(rows.map((row) => row[0]), [1, 2, 4, 8, 16, 32, 64, 128, 256]);
   // Var(q·k) near d, Var(q·k / √d) near 1 (2000 draws each: within 20 %)
@@ -123,6 +122,8 @@ test('18.4 answers input before its variance Monte Carlo, which draws the chart 
   await page.close();
 });
 
+// The progress table links to every exercise; one whose section is not built yet is built when
+// the link is followed (a click, or the hash typed into the address bar), and shown.
 test('a link to an exercise not built yet builds its section and shows the exercise', async () => {
   const { page, errors } = await openHeld('?lang=en');
   const inView = (id) => page.waitForFunction((i) => {

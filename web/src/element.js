@@ -82,7 +82,8 @@ const ids = SECTIONS.map((s) => s.id).join(', ');
 // when the module arrives) fetch the core and their sections together and mount together, one
 // after another in the same task: without it each element mounts as its own chunk arrives and the
 // browser lays out and paints the page in between, which delays every element after the first.
-// A chunk that fails to load fails only the elements that show it (mountLab says so in each).
+// A chunk that fails to load fails only the elements that show it (mountLab says so in each); one
+// that stalls holds the others back with it (they come from the same place as the core).
 let batch = null;
 function loadedTogether(sections, lang) {
   if (!batch) {

@@ -7,7 +7,9 @@
 //                          through ctx.prediction (reset with the section), the rest directly
 //   sync(state)            optional: show what else the state decides (visibility, a view of the state in
 //                          another layout, which is still asked of the core); DOM only
-//   compute(state, core)   every number, from the core (no DOM); throws the core's Error
+//   compute(state, core)   every number, from the core (no DOM); throws the core's Error. A part that
+//                          no first paint needs may be left null and filled by a later ctx.refresh()
+//                          (18.4's variance Monte Carlo, in the first idle moment)
 //   paint(result, state)   draw the result (DOM only, no math)
 //   errors                 optional: which state key's widget owns a core error, by the error's argument
 //                          (params.arg or params.other, e.g. 'opts.wk') or by its code: {'opts.wk': 'wk',
@@ -15,7 +17,8 @@
 //                          that is not a state key's owns errors through ctx.own(key, widget))
 //   exercises              optional: the section's own exercises, in exercises.js's form without
 //                          `section` (their text in the section's lessons); mounted after the lab
-//   destroy()              optional: release what the view holds (a worker) when the section is removed
+//   destroy()              optional: release what the view holds (a worker, a pending idle callback)
+//                          when the section is removed
 //   pytorch(state, result, PROGRAMS) optional: the PyTorch program of what is on screen, from
 //                          PROGRAMS (pytorch-programs.js's table, fetched when the panel is first opened), for
 //                          the "Show as PyTorch" panel (widgets/pytorch-panel.js); called only while it is open;

@@ -51,7 +51,7 @@ const inputsOf = (s, core) => {
     wv: core.randn([s.C, s.C], s.seed + 3, std), heads: s.heads, causal: s.causal };
 };
 
-/** compute(state, core) of 18.4: each part recomputed only when what it depends on changes. */
+/** compute(state, core, {withVariance}) of 18.4: each part recomputed only when what it depends on changes. */
 function computer() {
   // the seeded inputs and hs do not depend on the mask: a toggle recomputes only the runs
   const seeded = memo((s, core) => inputsOf(s, core));

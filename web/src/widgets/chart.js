@@ -106,7 +106,8 @@ function standalone(svg, label, items, width, height) {
 /** The figure shared by both charts: caption with the export menu, HTML legend, the SVG, the data table on request.
  * csv(data) -> rows for the CSV export. */
 function frame(label, name, height, id, draw, { t, csv }) {
-  const svg = s('svg', { role: 'img', 'aria-label': label, class: 'chart', preserveAspectRatio: 'xMinYMin meet' });
+  // the plot's box has its proportions before the first data (an empty chart takes the place of a drawn one)
+  const svg = s('svg', { role: 'img', 'aria-label': label, class: 'chart', preserveAspectRatio: 'xMinYMin meet', viewBox: `0 0 ${FALLBACK_WIDTH} ${height}` });
   const legend = h('ul.chart-legend');
   const details = h('details.chart-data', { hidden: true });   // shown with the first data
   const note = h('p.chart-note', { hidden: true });
