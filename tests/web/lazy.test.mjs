@@ -19,10 +19,15 @@ const interactive = (page) => page.waitForFunction(() => performance.getEntriesB
 const marked = (page, name) => page.evaluate((n) => performance.getEntriesByName(n).length > 0, name);
 const pending = (page) => page.$$eval('.lab-section:has(> .lab-pending)', (els) => els.map((e) => e.dataset.section));
 
-/** The page with requestIdleCallback never calling back: only scrolling and printing build labs. */
+/** The page with its idle callbacks held back in window.__idle (run only if a test runs them):
+ * only scrolling and printing build labs. */
 async function openHeld(query) {
   const r = await openPage(chrome.browser, 'about:blank');
-  await r.page.addInitScript(() => { window.requestIdleCallback = () => 1; window.cancelIdleCallback = () => {}; });
+  await r.page.addInitScript(() => {
+    window.__idle = [];
+    window.requestIdleCallback = (f) => window.__idle.push(f);
+    window.cancelIdleCallback = () => {};
+  });
   await r.page.goto(server.url + query);
   await interactive(r.page);
   return r;
@@ -94,15 +99,7 @@ test('left alone, the page builds the other labs when idle: all of them, none tw
 });
 
 test('18.4 answers input before its variance Monte Carlo, which draws the chart in the first idle moment', async () => {
-  const r = await openPage(chrome.browser, 'about:blank');
-  const { page, errors } = r;
-  await page.addInitScript(() => {   // idle callbacks kept, to be run by the test
-    window.__idle = [];
-    window.requestIdleCallback = (f) => window.__idle.push(f);
-    window.cancelIdleCallback = () => {};
-  });
-  await page.goto(`${server.url}?embed=18.4&lang=en`);
-  await interactive(page);
+  const { page, errors } = await openHeld('?embed=18.4&lang=en');
   const chart = fig(page, '18.4', 'variance');
   assert.equal(await chart.locator('details.chart-data').isHidden(), true, 'no data yet: the table is hidden');
   assert.equal(await chart.locator('g.chart-markers path').count(), 0, 'nothing drawn yet');

@@ -46,6 +46,7 @@ import trainText from '../../lessons/data/train.txt?raw';
 export { SECTIONS };
 
 import { loadController, part } from './chunks.js';
+import { whenIdle, cancelIdle } from './idle.js';
 
 const loaded = new Map();   // 'id lang' -> the promise of that section, loaded
 
@@ -177,8 +178,6 @@ export async function mountLab(root, {
 // page order; all of them before printing. A lab that fails to build becomes a message in its place.
 function startLabs(sections, { t, handle, exercises }) {
   let stopped = false, timer = 0;
-  const idle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f, 16));
-  const cancel = globalThis.cancelIdleCallback ?? clearTimeout;
   const waiting = sections.filter((s) => !s.started());
   let done;
   const mounted = new Promise((r) => { done = r; });
@@ -199,7 +198,7 @@ function startLabs(sections, { t, handle, exercises }) {
     removeEventListener('beforeprint', all);
     document.removeEventListener('click', onLink, true);
     removeEventListener('hashchange', onHash);
-    cancel(timer);
+    cancelIdle(timer);
     done();
   };
   const all = () => { for (const s of [...waiting]) start(s); };
@@ -230,9 +229,9 @@ function startLabs(sections, { t, handle, exercises }) {
   const next = () => {
     if (stopped || !waiting.length) return;
     start(waiting[0]);
-    timer = idle(next, { timeout: 1000 });
+    timer = whenIdle(next);
   };
-  if (waiting.length) timer = idle(next, { timeout: 1000 });
+  if (waiting.length) timer = whenIdle(next);
   else finish();
   return { mounted, stop: () => { stopped = true; finish(); } };
 }

@@ -8,6 +8,7 @@ import { provenance } from '../widgets/provenance.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt } from '../format.js';
 import { memo } from '../memo.js';
+import { whenIdle, cancelIdle } from '../idle.js';
 
 const strings = {
   zh: {
@@ -180,8 +181,6 @@ export default {
     // first idle moment after (a refresh, with the Monte Carlo); from then on it comes with the rest
     const computeAll = computer();
     let varianceLater = true, idleId = null;
-    const idle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f, 16));
-    const cancelIdle = globalThis.cancelIdleCallback ?? clearTimeout;
     return {
       compute: (s, core) => computeAll(s, core, { withVariance: !varianceLater }),
       destroy() { if (idleId !== null) cancelIdle(idleId); },
@@ -193,7 +192,7 @@ export default {
         showScales.hidden = revealed || predictScale.open;
         if (predictScale.waiting) predictScale.settle(r.scaleEffect);
         if (r.variance === null) {
-          idleId ??= idle(() => { idleId = null; varianceLater = false; ctx.refresh(); }, { timeout: 1000 });
+          idleId ??= whenIdle(() => { idleId = null; varianceLater = false; ctx.refresh(); });
         } else if (changed('variance', r.variance)) paintVariance(r);
         if (changed('sharp', r.one)) paintSharpening(r, s);
       },
