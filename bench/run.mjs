@@ -53,13 +53,14 @@ for (const n of native.mha) {
   };
   // warm-up, the same for every implementation: three times the timed loop, so the JIT and the
   // reused buffers are settled before anything is timed
-  for (let i = 0; i < 3 * inner; i++) { core.multiHeadAttention(x, o); core.multiHeadAttention(x, oOut); core.multiHeadAttentionBackward(x, g, o); }
+  const warmUp = () => { for (let i = 0; i < 3 * inner; i++) { core.multiHeadAttention(x, o); core.multiHeadAttention(x, oOut); core.multiHeadAttentionBackward(x, g, o); } };
+  warmUp();
   for (let r = 0; r < repeats; r++) once(fwd, fo, fb);
   wasm.mha.push({ B, T, C, heads, forwardMs: fwd, forwardOutMs: fo, fwdBwdMs: fb });
   if (T === 256) {   // the targets' sizes: timed again below, alternating with the native process
     const w = { B, T, C, heads, forwardMs: [], forwardOutMs: [], fwdBwdMs: [] };
     alternating.push({ size: [B, T, C, heads], wasm: w, native: { forwardMs: [], forwardOutMs: [], fwdBwdMs: [] },
-      once: () => once(w.forwardMs, w.forwardOutMs, w.fwdBwdMs) });
+      once: () => { warmUp(); once(w.forwardMs, w.forwardOutMs, w.fwdBwdMs); } });
   }
   // the plain JavaScript baseline on the same inputs (checked against the core first)
   const jf = [], jb = [];
@@ -132,6 +133,9 @@ for (const r of rows) {
 // The targets' ratios compare native and WASM timed in turn, repeat by repeat (one native process
 // per repeat, `attn_bench --mha`, then one WASM repeat), so that a change in the machine's load
 // during the run moves both sides alike; the table above times all of native before all of WASM.
+// Each side warms up the same way before its repeat: the native process runs three times its timed
+// loop first, and so does WASM (without it, WASM's repeat started on caches the native process had
+// just filled, and came out up to a third slower at (1, 256, 64, 4) than the same calls warm).
 for (let r = 0; r < repeats; r++) {
   for (const a of alternating) {
     const n = JSON.parse(execFileSync(`${ROOT}build/native/attn_bench`, ['--mha', ...a.size.map(String), '1'], { encoding: 'utf8' }));

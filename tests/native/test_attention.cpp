@@ -3,11 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <vector>
 
 #include <cmath>
 
 #include "attn/attention.hpp"
 #include "fixtures.hpp"
+#include "kernels.hpp"
 #include "reference.hpp"
 
 using namespace attn;
@@ -251,6 +253,61 @@ TEST_SUITE("18.4 / 18.6 multi-head and cross-attention") {
             CHECK(ref::max_abs(an.dwv, ref::numeric_grad(o.wv, [&](const Tensor& t) { MhaOptions p = o; p.wv = t; return loss(x, p); })) < 1e-8);
             if (variant == 2)
                 CHECK(ref::max_abs(an.dmemory, ref::numeric_grad(o.memory, [&](const Tensor& t) { MhaOptions p = o; p.memory = t; return loss(x, p); })) < 1e-8);
+        }
+    }
+}
+
+// The kernels keep two sums in one SIMD register (kernels.hpp); docs/toolchain.md, item 10 says the
+// order of additions is part of the result. The scalar order, written out here, is the definition:
+// every width from 0 to 9 (the odd tail included), values spread over twelve orders of magnitude so
+// that another order of additions changes the last bits.
+TEST_SUITE("the kernels' order of additions") {
+    static double ref_dot2(const double* a, const double* b, std::size_t n) {
+        double s0 = 0.0, s1 = 0.0;
+        std::size_t c = 0;
+        for (; c + 1 < n; c += 2) {
+            s0 += a[c] * b[c];
+            s1 += a[c + 1] * b[c + 1];
+        }
+        if (c < n) s0 += a[c] * b[c];
+        return s0 + s1;
+    }
+    static std::vector<double> spread(std::size_t n, unsigned seed) {
+        std::vector<double> v(n);
+        for (auto& e : v) {
+            seed = seed * 1103515245u + 12345u;
+            const double u = ((seed >> 8) & 0xffff) / 65536.0;
+            e = (u - 0.4) * std::pow(10.0, double((seed >> 4) % 13) - 6.0);
+        }
+        return v;
+    }
+    static bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+    TEST_CASE("dot2 and dot2x4 add in the scalar order: even and odd sums, then the two") {
+        for (std::size_t n = 0; n <= 9; ++n) {
+            const std::size_t stride = n + 3;   // rows apart, as a head's keys are in a wider row
+            const auto a = spread(n, 7 + n), b = spread(4 * stride, 11 + n);
+            double out[4];
+            attn::detail::dot2x4(a.data(), b.data(), stride, n, 0.3, out);
+            for (std::size_t r = 0; r < 4; ++r) {
+                const double want = ref_dot2(a.data(), b.data() + r * stride, n);
+                CHECK(same_bits(attn::detail::dot2(a.data(), b.data() + r * stride, n), want));
+                CHECK(same_bits(out[r], want * 0.3));
+            }
+        }
+        // the order is visible: left to right, 1e16 - 1e16 + 1 + 1 is 2; the even sum 1e16 + 1 and the
+        // odd sum -1e16 + 1 each round the 1 away, and their total is 0
+        const double a[] = {1e16, -1e16, 1.0, 1.0}, ones[] = {1.0, 1.0, 1.0, 1.0};
+        CHECK(attn::detail::dot2(a, ones, 4) == 0.0);
+    }
+    TEST_CASE("axpy4 adds the four rows into o in the order 0, 1, 2, 3, column by column") {
+        for (std::size_t n = 0; n <= 9; ++n) {
+            const auto o0 = spread(n, 3 + n), v = spread(4 * n, 5 + n);
+            auto o = o0;
+            const double a0 = 0.7, a1 = -1.3e-3, a2 = 2.9e4, a3 = 0.11;
+            attn::detail::axpy4(o.data(), a0, a1, a2, a3, v.data(), v.data() + n, v.data() + 2 * n, v.data() + 3 * n, n);
+            for (std::size_t c = 0; c < n; ++c)
+                CHECK(same_bits(o[c], (((o0[c] + a0 * v[c]) + a1 * v[n + c]) + a2 * v[2 * n + c]) + a3 * v[3 * n + c]));
         }
     }
 }

@@ -8,38 +8,69 @@
 
 namespace attn::detail {
 
+// Two doubles side by side, in one SIMD register (SSE2 natively, simd128 in WebAssembly): GCC's
+// and Clang's vector extension. Each lane's arithmetic is the scalar IEEE operation, so a sum kept
+// in lanes has the same bits as the two scalar sums it replaces. Written out because Clang does
+// not vectorize the kernels' short inner loops for WebAssembly as GCC does natively
+// (docs/toolchain.md, item 10).
+typedef double pair2 __attribute__((vector_size(16)));
+inline pair2 load_pair(const double* p) {
+    pair2 v;
+    __builtin_memcpy(&v, p, sizeof v);   // an unaligned load (movupd, v128.load)
+    return v;
+}
+inline void store_pair(double* p, pair2 v) { __builtin_memcpy(p, &v, sizeof v); }
+
 // Dot product with two interleaved partial sums (even and odd indices), added at the end: the
 // same order in every build, so native and WebAssembly agree bit for bit (docs/toolchain.md,
-// item 10), and two independent chains that the compilers can keep in one SIMD register.
+// item 10), and two independent chains in one SIMD register.
 inline double dot2(const double* a, const double* b, std::size_t n) {
-    double s0 = 0.0, s1 = 0.0;
     std::size_t c = 0;
-    for (; c + 1 < n; c += 2) {
-        s0 += a[c] * b[c];
-        s1 += a[c + 1] * b[c + 1];
-    }
+    pair2 s = {0.0, 0.0};   // {s0, s1}: s0 += a[c] b[c], s1 += a[c + 1] b[c + 1]
+    for (; c + 1 < n; c += 2) s += load_pair(a + c) * load_pair(b + c);
+    double s0 = s[0];
+    const double s1 = s[1];
     if (c < n) s0 += a[c] * b[c];
     return s0 + s1;
 }
 // out[r] = dot2(a, b + r * stride, n) * scale for r = 0..3: four dot products against one `a`, each
-// summed exactly as dot2 sums it (the same bits), in eight independent chains that share the loads
-// of `a` (one chain at a time waits on each addition: the attention scores' hot loop).
+// summed exactly as dot2 sums it (the same bits), in eight independent chains (four registers of
+// two) that share the loads of `a` (one chain at a time waits on each addition: the attention
+// scores' hot loop).
 inline void dot2x4(const double* a, const double* b, std::size_t stride, std::size_t n, double scale, double* out) {
     const double *b0 = b, *b1 = b + stride, *b2 = b + 2 * stride, *b3 = b + 3 * stride;
-    double e0 = 0.0, e1 = 0.0, e2 = 0.0, e3 = 0.0, o0 = 0.0, o1 = 0.0, o2 = 0.0, o3 = 0.0;
     std::size_t c = 0;
+    pair2 s0 = {0.0, 0.0}, s1 = s0, s2 = s0, s3 = s0;   // sr = {er, or}: the even and odd sums of row r
     for (; c + 1 < n; c += 2) {
-        const double x = a[c], y = a[c + 1];
-        e0 += x * b0[c]; o0 += y * b0[c + 1];
-        e1 += x * b1[c]; o1 += y * b1[c + 1];
-        e2 += x * b2[c]; o2 += y * b2[c + 1];
-        e3 += x * b3[c]; o3 += y * b3[c + 1];
+        const pair2 x = load_pair(a + c);
+        s0 += x * load_pair(b0 + c);
+        s1 += x * load_pair(b1 + c);
+        s2 += x * load_pair(b2 + c);
+        s3 += x * load_pair(b3 + c);
     }
+    double e0 = s0[0], e1 = s1[0], e2 = s2[0], e3 = s3[0];
+    const double o0 = s0[1], o1 = s1[1], o2 = s2[1], o3 = s3[1];
     if (c < n) { e0 += a[c] * b0[c]; e1 += a[c] * b1[c]; e2 += a[c] * b2[c]; e3 += a[c] * b3[c]; }
     out[0] = (e0 + o0) * scale;
     out[1] = (e1 + o1) * scale;
     out[2] = (e2 + o2) * scale;
     out[3] = (e3 + o3) * scale;
+}
+
+// o[c] = (((o[c] + a0 v0[c]) + a1 v1[c]) + a2 v2[c]) + a3 v3[c] for c < n: four rows of V added
+// into an output row in the order 0, 1, 2, 3 (the attention output's inner loop), two columns per
+// SIMD register. Written out because Clang's own vectorization of this loop checks at run time
+// that the five rows do not overlap, which costs as much as the work at a head size of 16.
+inline void axpy4(double* o, double a0, double a1, double a2, double a3, const double* v0, const double* v1,
+                  const double* v2, const double* v3, std::size_t n) {
+    std::size_t c = 0;
+    const pair2 A0 = {a0, a0}, A1 = {a1, a1}, A2 = {a2, a2}, A3 = {a3, a3};
+    for (; c + 1 < n; c += 2) {
+        const pair2 r = (((load_pair(o + c) + A0 * load_pair(v0 + c)) + A1 * load_pair(v1 + c)) + A2 * load_pair(v2 + c)) +
+                        A3 * load_pair(v3 + c);
+        store_pair(o + c, r);
+    }
+    if (c < n) o[c] = (((o[c] + a0 * v0[c]) + a1 * v1[c]) + a2 * v2[c]) + a3 * v3[c];
 }
 
 // Matrix products, row-major, accumulating into `out` (the caller zeroes it or puts a bias there);

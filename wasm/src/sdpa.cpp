@@ -53,7 +53,7 @@ bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
             for (j = 0; j + 4 <= visible; j += 4) {
                 const double a0 = wrow[j], a1 = wrow[j + 1], a2 = wrow[j + 2], a3 = wrow[j + 3];
                 const double *v0 = vn + j * lv.row, *v1 = v0 + lv.row, *v2 = v1 + lv.row, *v3 = v2 + lv.row;
-                for (std::size_t c = 0; c < dv; ++c) orow[c] = (((orow[c] + a0 * v0[c]) + a1 * v1[c]) + a2 * v2[c]) + a3 * v3[c];
+                axpy4(orow, a0, a1, a2, a3, v0, v1, v2, v3, dv);
             }
             for (; j < visible; ++j) {
                 const double a = wrow[j];
