@@ -158,8 +158,8 @@ export const fig = (page, id, name) => sec(page, id).locator(`[data-name="${name
  * (URL_QUIET) and marks <html data-url-due> until then. */
 export const urlWritten = (page) => page.waitForFunction(() => !('urlDue' in document.documentElement.dataset));
 
-/** Resolves once every section's lab is built: the whole page builds the labs out of view after
- * its first paint (mount.js, lazy), and marks 'attention-lab:mounted' when all are. */
-export const labMounted = (page) => page.waitForFunction(() => document.body.classList.contains('embed')
-  || document.body.classList.contains('worksheet-mode')
+/** Resolves once every section's lab and exercises are built: the whole page builds the labs out
+ * of view after its first paint (mount.js, lazy), an embedded section its exercises after its lab
+ * (exercisesWhenIdle), and each marks 'attention-lab:mounted' when all are. */
+export const labMounted = (page) => page.waitForFunction(() => document.body.classList.contains('worksheet-mode')
   || performance.getEntriesByName('attention-lab:mounted').length > 0);

@@ -461,6 +461,7 @@ for (const { id } of SECTIONS) {
     for (const lang of ['zh', 'en']) {
       const { page, errors } = await openPage(chrome.browser, `${server.url}?embed=${id}&lang=${lang}`);
       await page.waitForSelector('.lab-section');
+      await labMounted(page);   // its exercises too, built after the lab
       assert.equal(await page.locator('.lab-section').count(), 1);
       assert.equal(await page.locator('.lab-section.has-error').count(), 0);
       assert.deepEqual(errors, []);
@@ -573,6 +574,13 @@ test('T = 64: large heatmaps are drawn on a canvas and their table, built on req
   x[0][0] = 3;
   const again = ref.attention(ref.matmul(x, Wq), ref.matmul(x, Wk), ref.matmul(x, Wv), true);
   nearAll(await heatmapValues(a), again.A, 1e-15, 'A after the edit');
+  // Q (64 × 2): past 32 rows a map is a canvas too, its cells wider than tall (32 × 8 px), its table on request
+  const q = fig(page, '18.3', 'q');
+  assert.equal(await q.locator('canvas.heatmap-canvas').isVisible(), true);
+  assert.deepEqual(await q.locator('canvas').evaluate((c) => [c.width, c.height]), [64, 512]);
+  await q.locator('details.heatmap-table summary').click();
+  await q.locator('table.heatmap tbody tr').nth(63).waitFor();
+  nearAll(await heatmapValues(q), ref.matmul(x, Wq), 1e-15, 'Q at T = 64');
   await page.close();
   const { page: p4 } = await open('?embed=18.4&lang=en&s4.T=64');
   const w = fig(p4, '18.4', 'w-head');

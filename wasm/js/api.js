@@ -296,10 +296,15 @@ export function tensor(nested) {
 
 /** {shape, data} -> nested arrays. */
 export function toNested({ shape, data }) {
+  if (!shape.length) return data[0];
+  const strides = [];   // strides[a]: the elements one step along axis a spans
+  for (let a = shape.length - 1, n = 1; a >= 0; n *= shape[a], a--) strides[a] = n;
+  const last = shape.length - 1;
   const build = (axis, offset) => {
-    if (axis === shape.length) return data[offset];
-    const stride = shape.slice(axis + 1).reduce((a, b) => a * b, 1);
-    return Array.from({ length: shape[axis] }, (_, i) => build(axis + 1, offset + i * stride));
+    const out = [];
+    if (axis === last) for (let i = 0; i < shape[axis]; i++) out.push(data[offset + i]);
+    else for (let i = 0; i < shape[axis]; i++) out.push(build(axis + 1, offset + i * strides[axis]));
+    return out;
   };
   return build(0, 0);
 }

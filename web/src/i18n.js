@@ -115,10 +115,10 @@ export const shared = {
 };
 
 export function makeT(lang, ...tables) {
+  const all = [...tables, shared];
   return (key, params = {}) => {
-    let s;
-    for (const table of [...tables, shared]) if (table?.[lang] && Object.hasOwn(table[lang], key)) { s = table[lang][key]; break; }
-    if (s === undefined) s = key;
-    return s.replace(/\{(\w+)\}/g, (_, k) => (params[k] !== undefined ? String(params[k]) : `{${k}}`));
+    let s = key;
+    for (const table of all) if (table?.[lang] && Object.hasOwn(table[lang], key)) { s = table[lang][key]; break; }
+    return s.includes('{') ? s.replace(/\{(\w+)\}/g, (_, k) => (params[k] !== undefined ? String(params[k]) : `{${k}}`)) : s;
   };
 }

@@ -97,6 +97,9 @@ async function main() {
     // the whole page builds the labs in view first (docs/performance.md); an anchor in the URL
     // scrolls to its section once everything above it has its final height
     lazy: !embedded && !location.hash,
+    // an embedded section's exercises come in the first idle moment after its lab (a link to one
+    // in the URL needs it at once)
+    exercisesWhenIdle: !!embedded && !location.hash,
   });
   // an embedded section's document has its title heading too (inside main: all content in landmarks)
   if (embedded) root.prepend(h('h1.visually-hidden', {}, t('title')));

@@ -25,6 +25,8 @@
 //                    page's time to interactive; default false); a link to an exercise not
 //                    built yet builds its section first. `mounted` resolves once every lab (and
 //                    its exercises) is built.
+//     exercisesWhenIdle, the sections mounted at once build their exercises in the first idle
+//                    moment after (an embedded section; default false); `mounted` waits for them
 //     after,         a promise that never rejects: the sections are mounted once it has settled too
 //                    (the <attention-lab> elements of one page mount together, element.js)
 //   }) -> Promise<{ sections: [{id, el}], error, mounted: Promise, destroy() }>
@@ -110,7 +112,7 @@ export function sharedCore() {
 
 export async function mountLab(root, {
   lang = 'zh', sections = SECTIONS.map((s) => s.id), params = new URLSearchParams(), onState = () => {},
-  solutions = true, exerciseOptions = () => ({ solutions }), notices = [], source = 'url', signal, lazy = false, after,
+  solutions = true, exerciseOptions = () => ({ solutions }), notices = [], source = 'url', signal, lazy = false, exercisesWhenIdle = false, after,
 } = {}) {
   let specs = sections.map((id) => SECTIONS.find((s) => s.id === id));
   const unknown = sections.find((id, i) => !specs[i]);
@@ -151,7 +153,7 @@ export async function mountLab(root, {
     try {
       const section = mountSection(spec, {
         core, coreModule, lang, state: read.state, resources: { trainText }, exerciseOptions,
-        lesson: spec.lessons[lang], lazy,
+        lesson: spec.lessons[lang], lazy, exercisesLater: exercisesWhenIdle && !lazy,
         exercises: exercisesOf([spec]),
         onState(state) {
           writeSection(spec.prefix, schema, state, params);
@@ -170,7 +172,39 @@ export async function mountLab(root, {
     root.prepend(h('p.notice', { role: 'status' }, t(source === 'attributes' ? 'attrNotice' : 'urlNotice', { names })));
   }
   if (lazy) ({ mounted: handle.mounted, stop: stopLazy } = startLabs(mounted, { t, handle, exercises: exercisesOf(specs) }));
+  else if (exercisesWhenIdle) ({ mounted: handle.mounted, stop: stopLazy } = buildExercisesWhenIdle(mounted, { t, handle }));
   return handle;
+}
+
+// The exercises of sections mounted at once (exercisesWhenIdle: an embedded section's), built in
+// the first idle moment after the labs: their given values come from the core (18.8's build a
+// model), and no first paint needs them. Sooner if the page is printed or a link to an exercise
+// (the progress view's) is clicked, so that the link finds it.
+function buildExercisesWhenIdle(sections, { t, handle }) {
+  let done;
+  const mounted = new Promise((r) => { done = r; });
+  const onLink = (e) => { if (e.target.closest?.('a[href^="#ex-"]')) build(); };
+  const finish = () => {
+    cancelIdle(timer);
+    removeEventListener('beforeprint', build);
+    document.removeEventListener('click', onLink, true);
+    done();
+  };
+  function build() {
+    for (const s of sections) {
+      try {
+        s.buildExercises();
+      } catch (e) {
+        handle.error ??= e;
+        s.el.append(h('p.status.error', { role: 'alert', 'data-section': s.id }, t('sectionFailed', { id: s.id, message: e.message })));
+      }
+    }
+    finish();
+  }
+  const timer = whenIdle(build);
+  addEventListener('beforeprint', build);
+  document.addEventListener('click', onLink, true);
+  return { mounted, stop: finish };
 }
 
 // The lazy sections' labs: those in or within a screen of the viewport now, the others when the

@@ -46,7 +46,9 @@ import { prediction } from './widgets/predict.js';
 // values come from the core), most of a section's cost, are built only when start() is called;
 // until then a placeholder holds the lab's place after the lesson. mountLab starts the sections
 // in view at once and the others as the student scrolls near them or the page is idle.
-export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, exerciseOptions, lazy = false }) {
+// exercisesLater: a section mounted at once (not lazy) leaves its exercises out too, for the caller
+// to build with buildExercises() (mountLab: an embedded section's, in the first idle moment).
+export function mountSection(spec, { core, coreModule, resources, lang, lesson, exercises, state: initial, onState, exerciseOptions, lazy = false, exercisesLater = false }) {
   const { controller } = spec;
   const schema = controller?.state ?? [];
   const t = makeT(lang, controller?.strings);
@@ -62,7 +64,10 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
   // the exercises, after the lab; a lazy section builds them with its lab (they cost as much as
   // a lab to build: their given values come from the core); a section without a lab (the
   // chapter's exercises) builds them at once
+  let exercisesBuilt = false;
   const mountExercises = () => {
+    if (exercisesBuilt) return;
+    exercisesBuilt = true;
     const ex = (exercises ?? []).map((def) => mountExercise(def, { core, lang, text: lesson.exercises[def.id], resources, ...exerciseOptions?.(def) }));
     // the exercises section's own title already says "Exercises": no second heading there
     if (ex.length) el.append(h('div.exercises', {}, spec.id === 'exercises' ? null : h('h3', {}, t('exercises')), ex));
@@ -73,9 +78,9 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     view = mountController(slot, controller, schema, { el, spec, t, lang, core, coreModule, resources, initial, onState });
     if (lazy) mountExercises();
   };
-  if (!lazy || !slot) mountExercises();
+  if (!slot || (!lazy && !exercisesLater)) mountExercises();   // a section without a lab: its exercises are what it shows
   if (!lazy) start();
-  return { el, start, started: () => !slot || !slot.parentNode, destroy: () => view?.destroy?.() };
+  return { el, start, started: () => !slot || !slot.parentNode, buildExercises: mountExercises, destroy: () => view?.destroy?.() };
 }
 
 function mountController(slot, controller, schema, { el, spec, t, lang, core, coreModule, resources, initial, onState }) {

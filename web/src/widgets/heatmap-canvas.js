@@ -8,31 +8,31 @@ import { colour, NAN_RGB } from './heatmap-colours.js';
 // Provenance's outlines (widgets/provenance.js), shape and number, not colour alone: the pointed
 // cell a black-and-white double frame, each input a frame in its term's colour with a white rim,
 // masked ones dashed, the term's number when the cell is large enough.
-function drawOutlines(g, outlines, size, R, C) {
+function drawOutlines(g, outlines, { w, h: ht }, R, C) {
   for (const o of outlines) {
     if (o.i >= R || o.j >= C) continue;
-    const x = o.j * size, y = o.i * size;
+    const x = o.j * w, y = o.i * ht;
     const rims = o.kind === 'target' ? [['#000', 4], ['#fff', 2]] : [['#fff', 4], [o.colour, 2]];
     for (const [style, width] of rims) {
       g.strokeStyle = style;
       g.lineWidth = width;
       g.setLineDash(o.kind === 'masked' && style !== '#fff' ? [2, 2] : []);
-      g.strokeRect(x + 1, y + 1, size - 2, size - 2);
+      g.strokeRect(x + 1, y + 1, w - 2, ht - 2);
     }
     g.setLineDash([]);
-    if (o.term !== undefined && size >= 10) {
+    if (o.term !== undefined && Math.min(w, ht) >= 10) {
       g.fillStyle = o.colour;
-      g.fillRect(x + size - 7, y, 7, 7);
+      g.fillRect(x + w - 7, y, 7, 7);
       g.fillStyle = '#fff';
       g.font = '700 6px monospace';
-      g.fillText(String(o.term).slice(-1), x + size - 6, y + 6);
+      g.fillText(String(o.term).slice(-1), x + w - 6, y + 6);
     }
   }
 }
 
 // one pixel per cell in an image, then scaled up without smoothing: a few times quicker than a
 // fillRect per cell at T = 64 (docs/performance.md)
-function paintCells(canvas, small1, rows, scale, cell) {
+function paintCells(canvas, small1, rows, scale, cell) {   // cell: {w, h} in pixels
   const R = rows.length, C = rows[0].length;
   const pixels = new ImageData(C, R);
   for (let i = 0, p = 0; i < R; i++) {
@@ -48,7 +48,7 @@ function paintCells(canvas, small1, rows, scale, cell) {
   small1.getContext('2d').putImageData(pixels, 0, 0);
   const g = canvas.getContext('2d');
   g.imageSmoothingEnabled = false;
-  g.drawImage(small1, 0, 0, C * cell, R * cell);
+  g.drawImage(small1, 0, 0, C * cell.w, R * cell.h);
   return g;
 }
 
@@ -63,22 +63,25 @@ export function heatCanvas({ t, label, current, readout }) {
   function draw() {
     const { rows, opts, scale } = current();
     const R = rows.length, C = rows[0].length;
-    const cell = Math.max(3, Math.min(12, Math.floor(512 / Math.max(R, C))));
-    if (canvas.width !== C * cell) canvas.width = C * cell;
-    if (canvas.height !== R * cell) canvas.height = R * cell;
+    // square cells that fit 512 px, 3 to 12 px a side; a narrow map (few columns) gets wider
+    // cells, up to 32 px, so that a strip of 64 rows is still a target for the pointer
+    const side = Math.max(3, Math.min(12, Math.floor(512 / Math.max(R, C))));
+    const cell = { w: Math.max(side, Math.min(32, Math.floor(512 / C))), h: side };
+    if (canvas.width !== C * cell.w) canvas.width = C * cell.w;
+    if (canvas.height !== R * cell.h) canvas.height = R * cell.h;
     if (!small1) small1 = document.createElement('canvas');
     const g = paintCells(canvas, small1, rows, scale, cell);
     if (opts.highlightRows?.size) {
       g.strokeStyle = '#e36209';
       g.lineWidth = 2;
-      for (const i of opts.highlightRows) g.strokeRect(1, i * cell + 1, C * cell - 2, cell - 2);
+      for (const i of opts.highlightRows) g.strokeRect(1, i * cell.h + 1, C * cell.w - 2, cell.h - 2);
     }
     drawOutlines(g, outlines, cell, R, C);
     if (cursor && cursor[0] < R && cursor[1] < C) {   // black and white, visible on every colour
       for (const [style, width] of [['#000', 3], ['#fff', 1]]) {
         g.strokeStyle = style;
         g.lineWidth = width;
-        g.strokeRect(cursor[1] * cell - 1, cursor[0] * cell - 1, cell + 2, cell + 2);
+        g.strokeRect(cursor[1] * cell.w - 1, cursor[0] * cell.h - 1, cell.w + 2, cell.h + 2);
       }
     }
     canvas.setAttribute('aria-label', `${label()}: ${R} × ${C}. ${t('asTable')}.`);

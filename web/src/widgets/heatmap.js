@@ -2,8 +2,8 @@
 // it reads without colour (colour-blind users, screen readers: each cell has a label).
 // Colours: viridis for weights in [0, 1] (sequential, colour-blind safe); a purple-orange
 // diverging map for signed data (heatmap-colours.js). NaN cells are hatched and say "NaN". A map
-// of more than tableUpTo cells is drawn on a canvas (heatmap-canvas.js), its table
-// (heatmap-table.js) built when it is opened.
+// of more than tableUpTo cells or rowsUpTo rows is drawn on a canvas (heatmap-canvas.js), its
+// table (heatmap-table.js) built when it is opened.
 import { h, nextId, keyboardScrollable, setText, setHidden, subscripts } from './dom.js';
 import { fmt, shapeText } from '../format.js';
 import { axesNote, cellLabel } from './axes.js';
@@ -13,7 +13,10 @@ import { colour } from './heatmap-colours.js';
 import { heatTable } from './heatmap-table.js';
 import { heatCanvas } from './heatmap-canvas.js';
 
-const LARGE = 400;   // cells; past this a heatmap is drawn on a canvas and its table built on demand
+// Past either of these a heatmap is drawn on a canvas and its table built on demand: cells, and
+// rows (a longer table is taller than a phone's screen, and every edit lays all its rows out again)
+const LARGE = 400;
+const TALL = 32;
 
 // The colour scale of one set(): signed data on [-m, m], m its largest magnitude, or weights on
 // [0, 1] (display only; NaN cells take no part)
@@ -37,7 +40,7 @@ function exportView({ rows, opts, scale }, { title, axesText, digits }) {
  * highlightRows: Set, highlightCols: Set, signed, note, cellLabel(i, j, valueText): a cell's label and
  * tooltip in the section's words}.
  */
-export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, axes: initialAxes = null, tableUpTo = LARGE, id = nextId('hm') }) {
+export function heatmap({ t, label: initialLabel, names, name, digits = 3, weights = false, compact = false, axes: initialAxes = null, tableUpTo = LARGE, rowsUpTo = TALL, id = nextId('hm') }) {
   let label = initialLabel;   // set(rows, {label}) can change it
   let axes = initialAxes;     // and set(rows, {axes})
   let cellLabelOf = null;   // set(rows, {cellLabel}): the section's own wording of a cell
@@ -61,7 +64,7 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   const view = () => exportView(current, { title: `${label} ${badge.textContent}`, axesText: axes ? axesLine.el.textContent : null, digits });
   const menu = exportMenu({ t, label: () => label, name: () => name ?? label, ready: () => !!current, svg: () => heatmapSvg(view()), csv: () => heatmapCsv(view()) });
   const el = h('figure.tensor.heat', { id, 'data-name': name }, h('figcaption', {}, labelEl, ' ', badge), menu.el, axesLine.el, small, big, note);
-  const large = (rows) => rows.length * rows[0].length > tableUpTo;
+  const large = (rows) => rows.length * rows[0].length > tableUpTo || rows.length > rowsUpTo;
   const fillTable = () => {
     const host = large(current.rows) ? tableHost : small;
     if (table.parentNode !== host) host.append(table);
