@@ -136,7 +136,11 @@ for (const r of rows) {
 // Each side warms up the same way before its repeat: the native process runs three times its timed
 // loop first, and so does WASM (without it, WASM's repeat started on caches the native process had
 // just filled, and came out up to a third slower at (1, 256, 64, 4) than the same calls warm).
-for (let r = 0; r < repeats; r++) {
+// Three times the repeats: on this 2-core machine a repeat's time varies up to 2x within a run
+// (at (4, 256, 128, 8), native 24 to 44 ms in one run of 7), and a median of 7 pairs moved the
+// ratio by more than the distance to its target.
+const inTurnRepeats = 3 * repeats;
+for (let r = 0; r < inTurnRepeats; r++) {
   for (const a of alternating) {
     const n = JSON.parse(execFileSync(`${ROOT}build/native/attn_bench`, ['--mha', ...a.size.map(String), '1'], { encoding: 'utf8' }));
     for (const k of ['forwardMs', 'forwardOutMs', 'fwdBwdMs']) a.native[k].push(n[k][0]);
@@ -151,7 +155,7 @@ for (let r = 0; r < repeats; r++) {
 const targets = [];
 const met = (v, t) => (v <= t ? 'met' : 'NOT met');
 const range = (xs) => `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}`;
-console.log(`\nThe core's targets (medians of ${repeats}, native and WASM in turn; forward = out alone, results: 'out'):`);
+console.log(`\nThe core's targets (medians of ${inTurnRepeats}, native and WASM in turn; forward = out alone, results: 'out'):`);
 for (const a of alternating) {
   const n = a.native, w = a.wasm;
   const size = `(${a.size.join(', ')})`;

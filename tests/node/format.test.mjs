@@ -46,3 +46,21 @@ test('shapeText', () => {
   assert.equal(shapeText(['B', 'T', 'T'], [1, 3, 3]), '(B, T, T) = (1, 3, 3)');
   assert.equal(shapeText(null, [4]), '(4)');
 });
+
+test('toNested and tensor are inverses at every rank, empty axes included; makeT falls back to the key and leaves unknown {params}', async () => {
+  const { toNested, tensor } = await import('../../wasm/js/index.js');
+  const { makeT } = await import('../../web/src/i18n.js');
+  const data = Float64Array.from({ length: 24 }, (_, i) => i - 5.5);
+  assert.equal(toNested({ shape: [], data: Float64Array.of(7) }), 7);
+  assert.deepEqual(toNested({ shape: [3], data }), [-5.5, -4.5, -3.5]);
+  const three = toNested({ shape: [2, 3, 4], data });
+  assert.deepEqual(three[1][2], [14.5, 15.5, 16.5, 17.5]);   // offset 1·12 + 2·4 = 20: 20 - 5.5
+  assert.deepEqual(tensor(three), { shape: [2, 3, 4], data });
+  assert.deepEqual(toNested({ shape: [0, 3], data: new Float64Array(0) }), []);
+  assert.deepEqual(toNested({ shape: [2, 0], data: new Float64Array(0) }), [[], []]);
+  const t = makeT('en', { en: { hi: 'Hello {name}, {n} of {total}', plain: 'no braces', nothing: undefined } });
+  assert.equal(t('hi', { name: 'Ana', n: 2 }), 'Hello Ana, 2 of {total}');
+  assert.equal(t('plain'), 'no braces');
+  assert.equal(t('nothing'), 'nothing');
+  assert.equal(t('no such key {x}', { x: 1 }), 'no such key 1');
+});

@@ -133,7 +133,8 @@ async function iframe(lang, id) {
     document.body.replaceChildren(f);
   }, `${server.url}?embed=${id}&lang=${lang}`);
   const frame = () => page.frames().find((f) => f.url().includes(`embed=${id}`));
-  await page.waitForFunction(() => document.querySelector('iframe').contentDocument?.querySelector('.lab-section'));
+  // its lab, and its exercises, which an embedded section builds after the lab
+  await page.waitForFunction(() => document.querySelector('iframe').contentWindow.performance?.getEntriesByName('attention-lab:mounted').length > 0);
   return { page, frame: frame() };
 }
 

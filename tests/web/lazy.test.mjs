@@ -151,6 +151,20 @@ test('an embedded section builds its exercises in the first idle moment, or when
   await labMounted(held.page);
   assert.deepEqual(held.errors, []);
   await held.page.close();
+
+  // a course page pointing the frame at an exercise (the hash changes), and printing, build them too
+  const hashed = await openHeld('?embed=18.7&lang=en');
+  await hashed.page.evaluate(() => { location.hash = '#ex-ex-18.7-eval'; });
+  await hashed.page.locator('[id="ex-ex-18.7-eval"]').waitFor();
+  await labMounted(hashed.page);
+  await hashed.page.close();
+  const printed = await openHeld('?embed=18.2&lang=en');
+  assert.equal(await printed.page.locator('.exercise').count(), 0);
+  await printed.page.evaluate(() => dispatchEvent(new Event('beforeprint')));
+  assert.ok(await printed.page.locator('.exercise').count() > 0, 'built before printing');
+  await labMounted(printed.page);
+  assert.deepEqual([...hashed.errors, ...printed.errors], []);
+  await printed.page.close();
 });
 
 // The progress table links to every exercise; one whose section is not built yet is built when

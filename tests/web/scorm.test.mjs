@@ -175,6 +175,8 @@ async function platform() {
       await page.evaluate(({ version, stored, src }) => window.launch(version, stored, src),
         { version, stored, src: `${server.url}${name}/${m.resources[0].href}${m.items[0].parameters ?? ''}` });
       await frame.locator('.progress-view').waitFor();
+      // a one-section package is an embed: its exercises come after its lab (mount.js, exercisesWhenIdle)
+      await page.waitForFunction(() => document.getElementById('sco').contentWindow.performance.getEntriesByName('attention-lab:mounted').length > 0);
     },
     value: (field) => page.evaluate((f) => window.value(f), field),
     calls: () => page.evaluate(() => window.calls),

@@ -118,7 +118,7 @@ export function makeT(lang, ...tables) {
   const all = [...tables, shared];
   return (key, params = {}) => {
     let s = key;
-    for (const table of all) if (table?.[lang] && Object.hasOwn(table[lang], key)) { s = table[lang][key]; break; }
+    for (const table of all) if (table?.[lang] && Object.hasOwn(table[lang], key)) { s = table[lang][key] ?? key; break; }
     return s.includes('{') ? s.replace(/\{(\w+)\}/g, (_, k) => (params[k] !== undefined ? String(params[k]) : `{${k}}`)) : s;
   };
 }

@@ -107,7 +107,7 @@ async function main() {
   course.attach(root, Object.fromEntries(lab.sections.map((s) => [s.id, s.el])));
   for (const text of course.notices) root.prepend(h('p.notice', { role: 'status' }, text));
   performance.mark('attention-lab:interactive');   // the sections in view mounted and answering input
-  lab.mounted.then(() => performance.mark('attention-lab:mounted'));   // every section's lab built
+  lab.mounted.then(() => performance.mark('attention-lab:mounted'));   // every section's lab and exercises built
   if (embedded) reportHeight();
   else if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
 }

@@ -178,16 +178,24 @@ export async function mountLab(root, {
 
 // The exercises of sections mounted at once (exercisesWhenIdle: an embedded section's), built in
 // the first idle moment after the labs: their given values come from the core (18.8's build a
-// model), and no first paint needs them. Sooner if the page is printed or a link to an exercise
-// (the progress view's) is clicked, so that the link finds it.
+// model), and no first paint needs them. Sooner if the page is printed, a link to an exercise
+// (the progress view's) is clicked, so that the link finds it, or the hash changes to one (a
+// course page that points its iframe at an exercise), which is then scrolled to.
 function buildExercisesWhenIdle(sections, { t, handle }) {
   let done;
   const mounted = new Promise((r) => { done = r; });
   const onLink = (e) => { if (e.target.closest?.('a[href^="#ex-"]')) build(); };
+  const onHash = () => {
+    const id = decodeURIComponent(location.hash.slice(1));
+    if (!id.startsWith('ex-')) return;
+    build();
+    document.getElementById(id)?.scrollIntoView();
+  };
   const finish = () => {
     cancelIdle(timer);
     removeEventListener('beforeprint', build);
     document.removeEventListener('click', onLink, true);
+    removeEventListener('hashchange', onHash);
     done();
   };
   function build() {
@@ -204,6 +212,7 @@ function buildExercisesWhenIdle(sections, { t, handle }) {
   const timer = whenIdle(build);
   addEventListener('beforeprint', build);
   document.addEventListener('click', onLink, true);
+  addEventListener('hashchange', onHash);
   return { mounted, stop: finish };
 }
 

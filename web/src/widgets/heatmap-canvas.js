@@ -63,10 +63,11 @@ export function heatCanvas({ t, label, current, readout }) {
   function draw() {
     const { rows, opts, scale } = current();
     const R = rows.length, C = rows[0].length;
-    // square cells that fit 512 px, 3 to 12 px a side; a narrow map (few columns) gets wider
-    // cells, up to 32 px, so that a strip of 64 rows is still a target for the pointer
+    // square cells that fit 512 px, 3 to 12 px a side; a map with fewer columns than rows gets
+    // cells as wide as fit 512 px across, up to 32 px (a 64 × 2 strip: 32 × 8 px), so that a
+    // narrow map is still a target for the pointer
     const side = Math.max(3, Math.min(12, Math.floor(512 / Math.max(R, C))));
-    const cell = { w: Math.max(side, Math.min(32, Math.floor(512 / C))), h: side };
+    const cell = { w: C < R ? Math.max(side, Math.min(32, Math.floor(512 / C))) : side, h: side };
     if (canvas.width !== C * cell.w) canvas.width = C * cell.w;
     if (canvas.height !== R * cell.h) canvas.height = R * cell.h;
     if (!small1) small1 = document.createElement('canvas');

@@ -45,9 +45,9 @@ function blockFigures(t) {
   const fig = (key, names, o = {}) => heatmap({ t, name: `b-${key}`, label: t(`b_${key}`, { h: 0 }), names, ...o });
   return {
     x: fig('x', ['T', 'C']), ln1: fig('ln1', ['T', 'C']), q: fig('q', ['T', 'hs']), k: fig('k', ['T', 'hs']), v: fig('v', ['T', 'hs']),
-    qk: fig('qk', ['T', 'T'], { axes: 'self', tableUpTo: T2 }), s: fig('s', ['T', 'T'], { axes: 'self', tableUpTo: T2 }),
-    mask: fig('mask', ['T', 'T'], { axes: 'self', weights: true, digits: 0, tableUpTo: T2 }),
-    a: fig('a', ['T', 'T'], { axes: 'self', weights: true, tableUpTo: T2 }),
+    qk: fig('qk', ['T', 'T'], { axes: 'self', tableUpTo: T2, rowsUpTo: MODEL.tMax }), s: fig('s', ['T', 'T'], { axes: 'self', tableUpTo: T2, rowsUpTo: MODEL.tMax }),
+    mask: fig('mask', ['T', 'T'], { axes: 'self', weights: true, digits: 0, tableUpTo: T2, rowsUpTo: MODEL.tMax }),
+    a: fig('a', ['T', 'T'], { axes: 'self', weights: true, tableUpTo: T2, rowsUpTo: MODEL.tMax }),
     y: fig('y', ['T', 'C']), proj: fig('proj', ['T', 'C']), res: fig('res', ['T', 'C']), ln2: fig('ln2', ['T', 'C']),
     fc: fig('fc', ['T', '4C']), gelu: fig('gelu', ['T', '4C']), fcproj: fig('fcproj', ['T', 'C']), out: fig('out', ['T', 'C']),
   };

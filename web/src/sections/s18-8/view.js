@@ -142,7 +142,7 @@ function attentionMaps(t) {
   const maps = h('div.attn-maps', {}, Array.from({ length: MODEL.layers }, (_, l) => h('div.row.attn-layer', {},
     Array.from({ length: MODEL.heads }, (_, hd) => {
       const w = heatmap({ t, name: `attn-${l}-${hd}`, label: t('attnTitle', { l, h: hd }), names: ['T', 'T'], weights: true, digits: 3, compact: true,
-        axes: 'self', tableUpTo: MODEL.tMax * MODEL.tMax });
+        axes: 'self', tableUpTo: MODEL.tMax * MODEL.tMax, rowsUpTo: MODEL.tMax });
       w.el.hidden = true;   // until the model has drawn it
       mapWidgets.set(`${l}-${hd}`, { w, l, hd });
       return w.el;
