@@ -184,18 +184,11 @@ export async function mountLab(root, {
 function buildExercisesWhenIdle(sections, { t, handle }) {
   let done;
   const mounted = new Promise((r) => { done = r; });
-  const onLink = (e) => { if (e.target.closest?.('a[href^="#ex-"]')) build(); };
-  const onHash = () => {
-    const id = decodeURIComponent(location.hash.slice(1));
-    if (!id.startsWith('ex-')) return;
-    build();
-    document.getElementById(id)?.scrollIntoView();
-  };
+  const unfollow = followExerciseLinks(() => { build(); return true; });
   const finish = () => {
     cancelIdle(timer);
     removeEventListener('beforeprint', build);
-    document.removeEventListener('click', onLink, true);
-    removeEventListener('hashchange', onHash);
+    unfollow();
     done();
   };
   function build() {
@@ -211,9 +204,22 @@ function buildExercisesWhenIdle(sections, { t, handle }) {
   }
   const timer = whenIdle(build);
   addEventListener('beforeprint', build);
+  return { mounted, stop: finish };
+}
+
+// Links to exercises ('#ex-...'): a click on one (its handlers run before the browser follows it),
+// or the hash changed to one (typed, or a course page pointing its iframe at it). build(hash)
+// makes the exercise exist and says whether it did something; a changed hash is then scrolled to.
+// Returns the function that stops following them.
+function followExerciseLinks(build) {
+  const onLink = (e) => { const a = e.target.closest?.('a[href^="#ex-"]'); if (a) build(a.getAttribute('href')); };
+  const onHash = () => {
+    const hash = decodeURIComponent(location.hash);
+    if (hash.startsWith('#ex-') && build(hash)) document.getElementById(hash.slice(1))?.scrollIntoView();
+  };
   document.addEventListener('click', onLink, true);
   addEventListener('hashchange', onHash);
-  return { mounted, stop: finish };
+  return () => { document.removeEventListener('click', onLink, true); removeEventListener('hashchange', onHash); };
 }
 
 // The lazy sections' labs: those in or within a screen of the viewport now, the others when the
@@ -239,8 +245,7 @@ function startLabs(sections, { t, handle, exercises }) {
   const finish = () => {
     io?.disconnect();
     removeEventListener('beforeprint', all);
-    document.removeEventListener('click', onLink, true);
-    removeEventListener('hashchange', onHash);
+    unfollow();
     cancelIdle(timer);
     done();
   };
@@ -254,10 +259,7 @@ function startLabs(sections, { t, handle, exercises }) {
     if (s) start(s);
     return !!s;
   };
-  const onLink = (e) => { const a = e.target.closest?.('a[href^="#ex-"]'); if (a) buildFor(a.getAttribute('href')); };
-  const onHash = () => { if (buildFor(decodeURIComponent(location.hash))) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView(); };
-  document.addEventListener('click', onLink, true);
-  addEventListener('hashchange', onHash);
+  const unfollow = followExerciseLinks(buildFor);
   const io = typeof IntersectionObserver === 'function'
     ? new IntersectionObserver((entries) => {
       for (const e of entries) if (e.isIntersecting) start(sections.find((s) => s.el === e.target));
