@@ -86,7 +86,7 @@ export default function lessonsPlugin() {
     transform(code, id) {
       if (!id.includes('/lessons/')) return null;
       if (id.endsWith('.md?notebook')) return { code: `export default ${JSON.stringify(lessonText(code, id))};`, map: null };
-      if (!id.endsWith('.md')) return null;
+      if (!id.endsWith('.md') && !id.endsWith('.md?all')) return null;   // ?all: the same lesson, in the chunk of them all
       return { code: `export default ${JSON.stringify(renderLesson(code, id))};`, map: null };
     },
   };
@@ -94,28 +94,39 @@ export default function lessonsPlugin() {
 
 // `virtual:lab-sections`: the sections of web/src/sections/index.js, in order, each with its
 // lessons' titles, a loader of its controller and loaders of its lesson in each language:
-//   [{id, prefix, module, titles: {zh, en},
+//   default [{id, prefix, module, titles: {zh, en},
 //     loadController: () => import(...) (a section with a controller; resolves to the controller),
 //     loadLesson: {zh: () => import(...), en: () => import(...)},
 //     loadLessonText: {zh, en} (a section with a controller: its lesson's ?notebook form)}]
+//   allLessons: {zh: () => import(...), en}: every section's lesson in that language, {[id]: lesson}
 // Each controller is a dynamic import, a chunk of its own (the widgets it shares with others in
-// shared chunks), so an embedded section or an element fetches only its own section's code;
-// each lesson (and its ?notebook form) is a dynamic import too, which vite.config.js groups into
-// chunks (docs/performance.md); mount.js's loadSections() resolves them. The single-file build
-// inlines every chunk. A listed file that does not exist fails the build, naming it.
-export function labSections() {
+// shared chunks), so an embedded section or an element fetches only its own section's code. Each
+// lesson is a chunk of its own too (what an embed or an element fetches), and allLessons[lang] one
+// chunk of them all (what the whole page fetches: one file, and some 7 KB less gzip than eight);
+// vite.config.js names these chunks (docs/performance.md). With `{ combined: false }` (the
+// single-file and the element builds) allLessons imports the sections' own modules instead, so no
+// lesson is bundled twice. mount.js's loadSections() resolves them. A listed file that does not
+// exist fails the build, naming it.
+export function labSections({ combined = true } = {}) {
   const ID = 'virtual:lab-sections', RESOLVED = `\0${ID}`;
+  const ALL = 'virtual:lab-lessons/';   // + lang: every section's lesson in that language
   const root = fileURLToPath(new URL('../', import.meta.url));
   return {
     name: 'attention-lab-sections',
-    resolveId: (id) => (id === ID ? RESOLVED : null),
+    resolveId: (id) => (id === ID || id.startsWith(ALL) ? `\0${id}` : null),
     load(id) {
-      if (id !== RESOLVED) return null;
       const file = (path, query = '') => {
         if (!existsSync(root + path)) this.error(`web/src/sections/index.js lists ${path}, which does not exist`);
         this.addWatchFile(root + path);
         return JSON.stringify(root + path + query);
       };
+      if (id.startsWith(`\0${ALL}`)) {
+        const lang = id.slice(ALL.length + 1);
+        if (!LANGS.includes(lang)) this.error(`${id.slice(1)}: no language '${lang}'`);
+        return `${SECTIONS.map((s, i) => `import l${i} from ${file(lessonPath(lang, s.id), combined ? '?all' : '')};`).join('\n')}
+export default { ${SECTIONS.map((s, i) => `${JSON.stringify(s.id)}: l${i}`).join(', ')} };\n`;
+      }
+      if (id !== RESOLVED) return null;
       const entries = SECTIONS.map((s) => {
         const titles = Object.fromEntries(LANGS.map((lang) => [lang, lessonTitle(root + lessonPath(lang, s.id))]));
         const lessons = LANGS.map((lang) => `${lang}: () => import(${file(lessonPath(lang, s.id))}).then((m) => m.default)`);
@@ -123,7 +134,8 @@ export function labSections() {
         const texts = s.module ? `, loadLessonText: { ${LANGS.map((lang) => `${lang}: () => import(${file(lessonPath(lang, s.id), '?notebook')}).then((m) => m.default)`).join(', ')} }` : '';
         return `{ ...${JSON.stringify({ ...s, titles })}${controller}, loadLesson: { ${lessons.join(', ')} }${texts} }`;
       });
-      return `export default [\n${entries.join(',\n')}\n];\n`;
+      return `export default [\n${entries.join(',\n')}\n];
+export const allLessons = { ${LANGS.map((lang) => `${lang}: () => import(${JSON.stringify(ALL + lang)}).then((m) => m.default)`).join(', ')} };\n`;
     },
   };
 }

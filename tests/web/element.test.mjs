@@ -326,10 +326,10 @@ test('a plain HTML page with only the module script and the element', async () =
   const { page, errors, wasmFetches, urls } = await open('plain.html');
   await ready(page, 'attention-lab', '18.1');
   // its own section's code, no other section's (each controller is a chunk of its own), and the
-  // lessons of its language only
+  // lesson of its section and language only
   const code = urls.filter((u) => /\/s18-\d-[\w-]+\.js$/.test(u)).map((u) => u.match(/s18-\d/)[0]);
   assert.deepEqual(code, ['s18-1'], urls.join(' '));
-  assert.ok(!urls.some((u) => /\/lessons-en-/.test(u)), 'not the English lessons');
+  assert.deepEqual(urls.map((u) => /\/(lessons-(?:en|zh)|lesson-[\w.]+-(?:en|zh))-[\w-]{8}\.js$/.exec(u)?.[1]).filter(Boolean), ['lesson-18.1-zh'], urls.join(' '));
   // no lang anywhere: Chinese, the lab's default
   assert.match(await page.locator('attention-lab h2').textContent(), /^18\.1/);
   assert.equal(await page.locator('attention-lab button.reset').textContent(), '重置本节');

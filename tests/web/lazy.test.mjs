@@ -5,6 +5,7 @@
 // that shows the state from the URL and computes the right numbers.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { serve, launch, openPage, sec, fig, heatmapValues, labMounted } from './harness.mjs';
 import { exercises } from './page-modules.mjs';
 import { SECTIONS } from '../../web/src/sections/index.js';
@@ -190,24 +191,53 @@ test('a link to an exercise not built yet builds its section and shows the exerc
   await page.close();
 });
 
-// The lessons of each language are a chunk of their own (web/lessons-plugin.js, vite.config.js):
-// a page fetches its language's and not the other's, and still names every section in both the
-// contents and its lessons.
-test('a page fetches the lessons of its own language only', async () => {
+// The lessons (web/lessons-plugin.js, vite.config.js): the whole page fetches every lesson of its
+// language in one chunk and not the other language's, and still names every section in both the
+// contents and its lessons; an embedded section fetches its own lesson's chunk and no other.
+test('a page fetches the lessons of its own language only, an embed its own section\'s', async () => {
+  // chunk files are named <name>-<8 characters of hash>.js
+  const lessonChunks = (urls) => urls.map((u) => /\/(lessons-(?:en|zh)|lesson-[\w.]+-(?:en|zh))-[\w-]{8}\.js$/.exec(u)?.[1]).filter(Boolean).sort();
   for (const [lang, other, title] of [['en', 'zh', '18.3 Q, K and V'], ['zh', 'en', '18.3 Q、K、V']]) {
     const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const urls = [];
     page.on('request', (r) => urls.push(r.url()));
     await page.goto(`${server.url}?lang=${lang}`);
     await interactive(page);
-    assert.ok(urls.some((u) => new RegExp(`/lessons-${lang}-[\\w-]+\\.js$`).test(u)), `${lang}: its lessons: ${urls.join(' ')}`);
-    assert.ok(!urls.some((u) => new RegExp(`/lessons-${other}-`).test(u)), `${lang}: not the ${other} lessons`);
+    assert.deepEqual(lessonChunks(urls), [`lessons-${lang}`], `${lang}: its lessons, in one chunk: ${urls.join(' ')}`);
     const toc = await page.locator('nav.toc li').allTextContents();
     assert.equal(toc.length, SECTIONS.length);
     const at = SECTIONS.findIndex((s) => s.id === '18.3');
     assert.ok(toc[at].startsWith(title), `${lang} contents: ${toc[at]}`);
     assert.equal(await sec(page, '18.3').locator('h2').textContent(), toc[at]);
+    assert.equal(await page.locator('.lesson').count(), SECTIONS.length, `${lang}: every section's lesson`);
     await page.close();
+  }
+  for (const [query, want, title, words] of [['?lang=en&embed=18.3', ['lesson-18.3-en'], '18.3 Q, K and V', 'three projections'],
+    ['?lang=zh&embed=18.8', ['lesson-18.8-zh'], '18.8', '字符'], ['?lang=en&embed=exercises', ['lesson-exercises-en'], 'Exercises', 'Three questions from the end of the chapter']]) {
+    const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const urls = [];
+    page.on('request', (r) => urls.push(r.url()));
+    await page.goto(server.url + query);
+    await interactive(page);
+    assert.deepEqual(lessonChunks(urls), want, `${query}: ${urls.join(' ')}`);
+    assert.ok((await page.locator('.lab-section h2').textContent()).startsWith(title), query);
+    assert.ok((await page.locator('.lesson').first().textContent()).includes(words), `${query}: its lesson's text`);
+    await page.close();
+  }
+});
+
+// Every chunk of code, the page's and the element's, starts with V8's compile hint (vite.config.js,
+// compileHints: minification would drop it, so it is written after); the lessons and the training
+// texts, which are data, do not.
+test('the code chunks carry the compile hint, the data chunks do not', () => {
+  for (const dir of ['../../dist/assets/', '../../dist/element/assets/', '../../dist/element/']) {
+    const files = readdirSync(new URL(dir, import.meta.url)).filter((f) => f.endsWith('.js'));
+    const data = /^(lessons?-|notebook-text-|speeches|poems)/;
+    assert.ok(files.some((f) => !data.test(f)) && (dir.endsWith('element/') || files.some((f) => data.test(f))), `${dir}: ${files.join(' ')}`);
+    for (const f of files) {
+      const head = readFileSync(new URL(dir + f, import.meta.url), 'utf8').slice(0, 40);
+      assert.equal(head.startsWith('//# allFunctionsCalledOnLoad\n'), !data.test(f), `${dir}${f}: ${head}`);
+    }
   }
 });
 
@@ -217,7 +247,7 @@ test('a lesson chunk that fails to load is a message, not a blank page', async (
   for (const [query, said] of [['?lang=en&embed=18.3', /^Part of the lab \(lessons or controls\) could not be loaded; check the connection and reload the page: /],
     ['?lang=zh', /^实验的一部分（章节的讲解或控件）没能加载，请检查网络后刷新页面：/], ['?lang=en&print=worksheet', /^Part of the lab /]]) {
     const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.route(/\/lessons-(en|zh)-[\w-]+\.js$/, (route) => route.abort());
+    await page.route(/\/lessons?-[\w.]*-?(en|zh)-[\w-]+\.js$/, (route) => route.abort());
     await page.goto(server.url + query);
     const message = page.locator('main p.loading.error');
     await message.waitFor();

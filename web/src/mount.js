@@ -42,7 +42,7 @@ import { makeT } from './i18n.js';
 import { readSection, writeSection } from './state.js';
 import { mountSection } from './section.js';
 import { exercisesOf } from './exercises.js';
-import SECTIONS from 'virtual:lab-sections';   // sections/index.js with titles and loaders of controllers and lessons
+import SECTIONS, { allLessons } from 'virtual:lab-sections';   // sections/index.js with titles and loaders of controllers and lessons
 import trainText from '../../lessons/data/train.txt?raw';
 
 export { SECTIONS };
@@ -68,14 +68,19 @@ export async function loadExercises(ids) {
 }
 
 /** The sections with these ids, each with its controller (or null) and its lesson in `lang`
- * (chunks loaded once per page): [{id, prefix, titles, controller, lessons: {[lang]}}].
- * Rejects if a chunk cannot be loaded (the error's `part` is true). */
+ * (chunks loaded once per page): [{id, prefix, titles, controller, lessons: {[lang]}}]. Every
+ * section's lesson comes from the one chunk of them all (the whole page, the worksheet), fewer from
+ * each one's own chunk (an embed, an element). Rejects if a chunk cannot be loaded (the error's
+ * `part` is true). */
 export function loadSections(ids, lang) {
+  const every = SECTIONS.every((s) => ids.includes(s.id));
+  let all = null;   // the promise of every lesson in lang, when they come together
   return Promise.all(ids.map((id) => {
     const key = `${id} ${lang}`;
     if (!loaded.has(key)) {
       const spec = SECTIONS.find((s) => s.id === id);
-      const p = Promise.all([loadController(spec), spec.loadLesson[lang]().catch(part)])
+      const lesson = every ? (all ??= allLessons[lang]()).then((lessons) => lessons[id]) : spec.loadLesson[lang]();
+      const p = Promise.all([loadController(spec), lesson.catch(part)])
         .then(([controller, lesson]) => ({ ...spec, controller, lessons: { [lang]: lesson } }));
       p.catch(() => loaded.delete(key));   // tried again next time
       loaded.set(key, p);
