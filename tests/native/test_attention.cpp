@@ -310,4 +310,20 @@ TEST_SUITE("the kernels' order of additions") {
                 CHECK(same_bits(o[c], (((o0[c] + a0 * v[c]) + a1 * v[n + c]) + a2 * v[2 * n + c]) + a3 * v[3 * n + c]));
         }
     }
+    TEST_CASE("gemm_acc adds a[i, c] b[c, j] over c in the order 0, 1, 2, ... onto out") {
+        // k from 0 to 9 (whole passes of four rows of b and the tail), m from 1 to 5 (odd widths)
+        for (std::size_t k = 0; k <= 9; ++k)
+            for (std::size_t m = 1; m <= 5; ++m) {
+                const std::size_t n = 3;
+                const auto a = spread(n * k, 13 + k), b = spread(k * m, 17 + m), o0 = spread(n * m, 19 + k + m);
+                auto out = o0;
+                attn::detail::gemm_acc(out.data(), a.data(), b.data(), n, k, m);
+                for (std::size_t i = 0; i < n; ++i)
+                    for (std::size_t j = 0; j < m; ++j) {
+                        double want = o0[i * m + j];
+                        for (std::size_t c = 0; c < k; ++c) want += a[i * k + c] * b[c * m + j];
+                        CHECK(same_bits(out[i * m + j], want));
+                    }
+            }
+    }
 }

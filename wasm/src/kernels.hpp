@@ -75,17 +75,16 @@ inline void axpy4(double* o, double a0, double a1, double a2, double a3, const d
 
 // Matrix products, row-major, accumulating into `out` (the caller zeroes it or puts a bias there);
 // the project's own because there is no BLAS for WebAssembly (docs/toolchain.md, item 9).
-// out (n, m) += a (n, k) b (k, m); four rows of b per pass over a row of out, added in the order
-// c = 0, 1, 2, ... (the same bits as one row at a time, with a quarter of the loads and stores of out)
+// out (n, m) += a (n, k) b (k, m); four rows of b per pass over a row of out (axpy4), added in the
+// order c = 0, 1, 2, ... (the same bits as one row at a time, with a quarter of the loads and stores of out)
 inline void gemm_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t k, std::size_t m) {
     for (std::size_t i = 0; i < n; ++i) {
         double* o = out + i * m;
         const double* ai = a + i * k;
         std::size_t c = 0;
         for (; c + 4 <= k; c += 4) {
-            const double a0 = ai[c], a1 = ai[c + 1], a2 = ai[c + 2], a3 = ai[c + 3];
-            const double *b0 = b + c * m, *b1 = b0 + m, *b2 = b1 + m, *b3 = b2 + m;
-            for (std::size_t j = 0; j < m; ++j) o[j] = (((o[j] + a0 * b0[j]) + a1 * b1[j]) + a2 * b2[j]) + a3 * b3[j];
+            const double* b0 = b + c * m;
+            axpy4(o, ai[c], ai[c + 1], ai[c + 2], ai[c + 3], b0, b0 + m, b0 + 2 * m, b0 + 3 * m, m);
         }
         for (; c < k; ++c) {
             const double av = ai[c];
