@@ -426,3 +426,33 @@ test('18.1: a transposed answer, a wrong shape, text that cannot be read (the re
   assert.deepEqual(s8.errors, []);
   await s8.page.close();
 });
+
+test('18.3 at T = 64, where A is drawn on a canvas: "Explain this cell" puts the canvas\'s cursor on the first wrong weight and its provenance shows', async () => {
+  const x = Array.from({ length: 64 }, (_, i) => [(i % 5) - 2, (i % 3) * 0.5]);
+  const { page, errors } = await lab.open(`?embed=18.3&lang=zh&s3.x=${x.map((r) => r.join(',')).join(';')}`);
+  const a = sec(page, '18.3').locator('[data-name="a"]');
+  assert.equal(await a.locator('canvas.heatmap-canvas').isVisible(), true);
+  const panel = await openPanel(page);
+  await choose(panel, 'weights');
+  // the core's weights for the section's default projections, one of them wrong
+  const w = core.multiHeadAttention({ shape: [1, 64, 2], data: Float64Array.from(x.flat()) },
+    { wq: { shape: [2, 2], data: [0.3, 0.1, 0, 0.3] }, wk: { shape: [2, 2], data: [0.2, -0.3, 0.3, 0.2] }, wv: { shape: [2, 2], data: [1, 0, 0.5, 1] }, heads: 1, causal: true }).weights;
+  const rows = Array.from({ length: 64 }, (_, i) => Array.from(w.data.subarray(i * 64, i * 64 + 64)));
+  rows[10][5] += 0.25;
+  const got = await check(page, JSON.stringify(rows));
+  assert.equal(got.verdict, 'unknown', got.text);
+  assert.equal(await panel.locator('.check-first').getAttribute('data-index'), '0,0,10,5');
+  await panel.locator('button.check-explain').click();
+  const canvas = a.locator('canvas');
+  assert.equal(await canvas.evaluate((c) => c === document.activeElement), true, 'the canvas has the focus');
+  assert.equal(await canvas.getAttribute('data-prov-cells'), '10,5,target,', 'its cursor and outline are on row 10, column 5');
+  const prov = sec(page, '18.3').locator('div.provenance');
+  assert.equal(await prov.getAttribute('data-at'), '0,0,10,5', 'the provenance explains that weight');
+  assert.equal(Number(await prov.locator('.prov-value').getAttribute('data-value')), w.data[10 * 64 + 5]);
+  assert.match(await a.locator('output.heatmap-probe').textContent(), new RegExp(`${w.data[10 * 64 + 5].toFixed(3)}`));
+  // the arrows go on from there
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await prov.getAttribute('data-at'), '0,0,10,6');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

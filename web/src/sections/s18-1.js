@@ -118,7 +118,7 @@ export default {
       pytorch: (s, r, PROGRAMS) => PROGRAMS['18.1'](s, { X: r.X }, ctx.lang),
       // the running mean of X (what the lesson computes, whether or not the page normalizes now)
       check: (s, r) => ({ check: 'causalAverage', inputs: { x: r.X }, given: { X: r.X },
-        compare: [{ key: 'y', label: t('checkY'), cell: (i) => (s.norm ? (i[0] ? y1 : y0).cell(i[1], i[2]) : null) }] }),
+        compare: [{ key: 'y', label: t('checkY'), reveal: (i) => (s.norm ? (i[0] ? y1 : y0).reveal(i[1], i[2]) : null) }] }),
     };
   },
 };

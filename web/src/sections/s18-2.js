@@ -197,7 +197,7 @@ export default {
       check(s) {
         const causalNow = JSON.stringify(s.mask) === JSON.stringify(causal(s.s.length, s.s[0].length));
         return { check: 'softmax', inputs: { scores: tensor(s.s) }, given: { S: tensor(s.s) },
-          compare: [{ key: 'weights', label: t('checkWeights'), cell: (i) => (causalNow ? before.cell(i[0], i[1]) : null) }] };
+          compare: [{ key: 'weights', label: t('checkWeights'), reveal: (i) => (causalNow ? before.reveal(i[0], i[1]) : null) }] };
       },
     };
   },

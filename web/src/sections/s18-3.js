@@ -174,9 +174,9 @@ export default {
         return { check: 'attention', inputs: { x: tensor([s.x]), ...opts(s) },
           given: { X: tensor([s.x]), W_Q: w.wq, W_K: w.wk, W_V: w.wv, causal: s.causal }, note: t(s.layout === 'linear' ? 'checkLinear' : 'checkMath'),
           compare: [
-            { key: 'out', label: t('checkOut'), opts: { quantity: 'out' }, cell: (i) => maps.y.cell(i[1], i[2]) },
-            { key: 'weights', label: t('checkWeights'), opts: { quantity: 'weights' }, cell: (i) => maps.a.cell(i[2], i[3]) },
-            { key: 'scores', label: t('checkScores'), opts: { quantity: 'scores' }, cell: (i) => maps.s.cell(i[2], i[3]) },
+            { key: 'out', label: t('checkOut'), opts: { quantity: 'out' }, reveal: (i) => maps.y.reveal(i[1], i[2]) },
+            { key: 'weights', label: t('checkWeights'), opts: { quantity: 'weights' }, reveal: (i) => maps.a.reveal(i[2], i[3]) },
+            { key: 'scores', label: t('checkScores'), opts: { quantity: 'scores' }, reveal: (i) => maps.s.reveal(i[2], i[3]) },
           ] };
       },
     };

@@ -201,7 +201,7 @@ export default {
       check: (s, r) => ({ check: 'attention', inputs: { ...r.inputs, heads: s.heads, causal: s.causal },
         given: { x: r.inputs.x, w_q: r.inputs.wq, w_k: r.inputs.wk, w_v: r.inputs.wv, heads: s.heads, causal: s.causal },
         note: t('checkNote', { seed: s.seed, heads: s.heads, hs: r.hs }),
-        compare: [{ key: 'weights', label: t('checkWeights'), opts: { quantity: 'weights' }, cell: (i) => (i[1] === s.head ? maps[0].cell(i[2], i[3]) : null) },
+        compare: [{ key: 'weights', label: t('checkWeights'), opts: { quantity: 'weights' }, reveal: (i) => (i[1] === s.head ? maps[0].reveal(i[2], i[3]) : null) },
           { key: 'out', label: t('checkOut'), opts: { quantity: 'out' } }] }),
     };
   },

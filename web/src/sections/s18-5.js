@@ -110,7 +110,7 @@ export default {
         const X = tensor([s.x]), { wq, wk, wv } = r.w, pos = r.table ?? undefined;
         return { check: pos ? 'positions' : 'attention', inputs: { x: X, wq, wk, wv, heads: 1, causal: s.causal, pos },
           given: { X, w_q: wq, w_k: wk, w_v: wv, pos, causal: s.causal }, note: t('checkNote', { causal: s.causal ? 'True' : 'False' }),
-          compare: [{ key: 'out', label: t(pos ? 'checkPos' : 'checkNone'), cell: (i) => unshuffled.cell(i[1], i[2]) }] };
+          compare: [{ key: 'out', label: t(pos ? 'checkPos' : 'checkNone'), reveal: (i) => unshuffled.reveal(i[1], i[2]) }] };
       },
     };
   },

@@ -94,7 +94,7 @@ export default {
         const { x, memory, wq, wk, wv } = r.inputs, causal = s.mode === 'causal';
         return { check: 'attention', inputs: { x, wq, wk, wv, heads: s.heads, causal, memory },
           given: { x, memory, w_q: wq, w_k: wk, w_v: wv, heads: s.heads, causal }, note: t('checkNote', { seed: s.seed }),
-          compare: [{ key: 'weights', label: t('checkWeights'), opts: { quantity: 'weights' }, cell: (i) => maps[i[1]]?.cell(i[2], i[3]) ?? null },
+          compare: [{ key: 'weights', label: t('checkWeights'), opts: { quantity: 'weights' }, reveal: (i) => maps[i[1]]?.reveal(i[2], i[3]) ?? null },
             { key: 'out', label: t('checkOut'), opts: { quantity: 'out' } }] };
       },
     };

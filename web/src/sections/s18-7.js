@@ -208,11 +208,11 @@ export default {
         const py = (b) => (b ? 'True' : 'False');
         const dropout = { key: 'dropout', label: t('checkDropout'), check: 'dropout',
           inputs: { weights: r.weights, keep: r.keep, p: s.p, training: s.training }, given: { A: r.weights, keep: r.keep, p: s.p, training: s.training },
-          note: t('checkDropoutNote', { seed: s.seed, p: s.p, training: py(s.training) }), cell: (i) => drop.cell(i[1], i[2]) };
+          note: t('checkDropoutNote', { seed: s.seed, p: s.p, training: py(s.training) }), reveal: (i) => drop.reveal(i[1], i[2]) };
         return { check: 'sdpaBackward', inputs: { q, k, v, gradOut: r.G, causal: s.causal },
           given: { q, k, v, G: r.G, causal: s.causal }, note: t('checkNote', { seed: s.seed, causal: py(s.causal) }),
           compare: [...['q', 'k', 'v'].map((n) => ({ key: `d${n}`, label: t('checkGrad', { name: `d${n}`, sym: n.toUpperCase() }), opts: { gradient: `d${n}` },
-            cell: (i) => gm[`d${n}`].cell(i[1], i[2]) })), dropout] };
+            reveal: (i) => gm[`d${n}`].reveal(i[1], i[2]) })), dropout] };
       },
     };
   },

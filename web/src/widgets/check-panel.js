@@ -5,16 +5,16 @@
 //
 // A section takes part through its controller's hook check(state, result) (web/src/section.js),
 // which returns what to compare, from the numbers its compute() got:
-//   {check, inputs, given?, note?, compare: [{key, label, opts?, cell?}]}
+//   {check, inputs, given?, note?, compare: [{key, label, opts?, reveal?}]}
 //   check     the core's check: causalAverage, softmax, attention, positions, sdpaBackward, dropout
 //   inputs    its inputs (tensors and options), exactly those the section computed with
 //   given     the inputs as the student's code takes them, by the names the section's PyTorch
 //             program uses (tensors, numbers, flags); default: the tensors of `inputs`
 //   note      a comment for the copied inputs (e.g. the weights' layout)
 //   compare   what the student may compare, the first by default: a label in the section's
-//             words, the check's options (quantity, gradient) and cell(index), the section's
-//             figure cell showing the core's value at that index of the result (for its
-//             provenance), or null; an entry with its own check, inputs, given and note (18.7's
+//             words, the check's options (quantity, gradient) and reveal(index): the reveal(i, j)
+//             of the section's heatmap showing the core's value at that index of the result
+//             (focuses it, so its provenance shows), or null; an entry with its own check, inputs, given and note (18.7's
 //             weights after dropout beside its gradients) uses them instead of the section's
 // or {waiting: text}: nothing to check yet (18.8 before its step-through has traced a layer),
 // and the text says what to do.
@@ -201,7 +201,7 @@ export function checkPanel({ lang, core, section, details }) {
       return;
     }
     say(null);
-    result.show(d, { parsed: last.parsed, check: c.check, cell: c.cell ?? null, source: last.source });
+    result.show(d, { parsed: last.parsed, check: c.check, reveal: c.reveal ?? null, source: last.source });
   }
 
   function refresh() {

@@ -103,10 +103,10 @@ export function checkResult({ t, lang, root }) {
 
   /**
    * Show a diagnosis. d: core.diagnose's result; parsed: the student's tensor (parse-tensor.js);
-   * check: the check's name; cell(index): the section's figure cell of the core's value at
-   * index, or null; source: a line saying what was checked (a file), or null.
+   * check: the check's name; reveal(index): a function that shows the section's figure cell of
+   * the core's value at index (a heatmap's reveal(i, j)), or null; source: a line saying what was checked (a file), or null.
    */
-  function show(d, { parsed, check, cell, source }) {
+  function show(d, { parsed, check, reveal, source }) {
     const names = (ids) => ids.map((id) => t(`name_${check}_${id}`)).join(t('listSep'));
     const tried = d.candidates.filter((c) => c.id !== 'correct' && c.distinct).length;
     const shape = shapeText(null, d.shape), expected = shapeText(null, d.expected.shape);
@@ -148,9 +148,9 @@ export function checkResult({ t, lang, root }) {
         const i = d.firstWrong;
         const want = d.expected.data[flat(d.expected.shape, i)];
         const got = studentAt(parsed, d.shapeNote, d.expected.shape, i);
-        const target = cell?.(i);
+        const go = reveal?.(i);
         lines.push(h('p.check-line.check-first', { 'data-index': i.join(',') }, t('firstWrong', { index: indexText(i), got: short(got), want: short(want) }),
-          target ? [' ', h('button.check-explain', { type: 'button', onclick: () => { target.scrollIntoView({ block: 'center' }); target.focus({ preventScroll: true }); } }, t('explainCell'))] : null));
+          go ? [' ', h('button.check-explain', { type: 'button', onclick: go }, t('explainCell'))] : null));
       }
       lines.push(p(t('tolerance'), '.note'));
     }

@@ -115,6 +115,13 @@ export function heatCanvas({ t, label, current, readout }) {
   return {
     canvas,
     draw,
+    /** The keyboard cursor on cell (i, j), the canvas focused (not scrolled) and the cell read out. */
+    focusAt(i, j) {
+      cursor = [i, j];
+      canvas.focus({ preventScroll: true });
+      readout(i, j);
+      draw();
+    },
     /** Provenance's marks, also listed in data-prov-cells ("i,j,kind,term;...") for tests; drawn at the next draw(). */
     outline(list) {
       outlines = list;

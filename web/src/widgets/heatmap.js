@@ -115,5 +115,20 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   const canvasMode = () => !big.hidden && !!current;
   const outline = (list) => { picture.outline(list); if (canvasMode()) picture.draw(); };
 
-  return { el, set, clear, cell, canvasMode, outline, onPoint: (fn) => { pointed = fn; } };
+  /**
+   * What "Explain this cell" runs (widgets/check-result.js): a function that scrolls row i, column j
+   * into view and focuses it, so its readout and provenance show (a table's cell, or the canvas's
+   * cursor), or null for a cell outside the map.
+   */
+  const reveal = (i, j) => {
+    if (!current || !(i >= 0 && j >= 0 && i < current.rows.length && j < current.rows[0].length)) return null;
+    return () => {
+      const td = canvasMode() ? null : cell(i, j);
+      (td ?? picture.canvas).scrollIntoView({ block: 'center' });
+      if (td) td.focus({ preventScroll: true });
+      else if (canvasMode()) picture.focusAt(i, j);
+    };
+  };
+
+  return { el, set, clear, cell, reveal, canvasMode, outline, onPoint: (fn) => { pointed = fn; } };
 }

@@ -169,7 +169,7 @@ export function blockStepThrough(ctx, train, { maps, mapWidgets }) {
       if (s.stage === 'off' || !tr || r.trace.layer !== s.layer) return { waiting: t('checkWaiting') };
       const shown = ['a', 'y'].includes(s.stage);   // the stages that show A (its cells explain themselves)
       return { check: 'softmax', inputs: { scores: tr.scores }, given: { S: tr.scores }, note: t('checkNote', { layer: r.trace.layer, text: r.trace.text }),
-        compare: [{ key: 'a', label: t('checkA', { layer: r.trace.layer }), cell: (i) => (shown && i[0] === s.head ? block.a.cell(i[1], i[2]) : null) }] };
+        compare: [{ key: 'a', label: t('checkA', { layer: r.trace.layer }), reveal: (i) => (shown && i[0] === s.head ? block.a.reveal(i[1], i[2]) : null) }] };
     },
   };
 }
