@@ -310,6 +310,39 @@ TEST_SUITE("the kernels' order of additions") {
                 CHECK(same_bits(o[c], (((o0[c] + a0 * v[c]) + a1 * v[n + c]) + a2 * v[2 * n + c]) + a3 * v[3 * n + c]));
         }
     }
+    TEST_CASE("axpy adds a x[c] onto each o[c], the scalar operation in each lane") {
+        for (std::size_t n = 0; n <= 9; ++n) {
+            const auto x = spread(n, 23 + n), o0 = spread(n, 29 + n);
+            for (const double a : {0.75, -3.0e-7, 1.0e12}) {
+                auto o = o0;
+                attn::detail::axpy(o.data(), a, x.data(), n);
+                for (std::size_t c = 0; c < n; ++c) CHECK(same_bits(o[c], o0[c] + a * x[c]));
+            }
+        }
+    }
+    TEST_CASE("gemm_tn_acc adds a[i, c] b[i, j] over i in the order 0, 1, 2, ...; gemm_nt_acc adds dot2 of two rows") {
+        // n from 0 to 9 (whole blocks of four rows and the tail), odd and even widths
+        for (std::size_t n = 0; n <= 9; ++n)
+            for (std::size_t k = 1; k <= 5; ++k) {
+                const std::size_t m = 3 + (n % 2);
+                const auto a = spread(n * k, 31 + n), b = spread(n * m, 37 + k), o0 = spread(k * m, 41 + n + k);
+                auto out = o0;
+                attn::detail::gemm_tn_acc(out.data(), a.data(), b.data(), n, k, m);
+                for (std::size_t c = 0; c < k; ++c)
+                    for (std::size_t j = 0; j < m; ++j) {
+                        double want = o0[c * m + j];
+                        for (std::size_t i = 0; i < n; ++i) want += a[i * k + c] * b[i * m + j];
+                        CHECK(same_bits(out[c * m + j], want));
+                    }
+                // out (n, k) += a2 (n, m) b2 (k, m)^T, k rows of b2 in blocks of four and the tail
+                const auto a2 = spread(n * m, 43 + k), b2 = spread(k * m, 47 + n), p0 = spread(n * k, 53 + n);
+                auto p = p0;
+                attn::detail::gemm_nt_acc(p.data(), a2.data(), b2.data(), n, m, k);
+                for (std::size_t i = 0; i < n; ++i)
+                    for (std::size_t c = 0; c < k; ++c)
+                        CHECK(same_bits(p[i * k + c], p0[i * k + c] + attn::detail::dot2(a2.data() + i * m, b2.data() + c * m, m)));
+            }
+    }
     TEST_CASE("gemm_acc adds a[i, c] b[c, j] over c in the order 0, 1, 2, ... onto out") {
         // k from 0 to 9 (whole passes of four rows of b and the tail), m from 1 to 5 (odd widths)
         for (std::size_t k = 0; k <= 9; ++k)

@@ -393,9 +393,17 @@ TEST_SUITE("errors") {
                          "multiHeadAttention: the scores q.k * scale overflow float64 (Infinity at [0, 0, 0, 0]): the inputs are too large in magnitude",
                          {{"fn", "multiHeadAttention"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf},
                           {"index", Shape{0, 0, 0, 0}}});
+        // the backwards keep no scores either: a visible one that overflows is named as the backward's
+        expect_error([&] { multi_head_attention_backward(wide, xt::ones<double>(Shape{1, 2, 2}), s); }, ErrorCode::overflow,
+                     "multiHeadAttentionBackward: the scores q.k * scale overflow float64 (Infinity at [0, 0, 0, 0]): the inputs are too large in magnitude",
+                     {{"fn", "multiHeadAttentionBackward"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf},
+                      {"index", Shape{0, 0, 0, 0}}});
+        expect_error([&] { sdpa_backward(big, big, big, xt::ones<double>(Shape{1, 2, 2}), SdpaOptions{}); }, ErrorCode::overflow,
+                     "sdpaBackward: the scores q.k * scale overflow float64 (Infinity at [0, 0, 0]): the inputs are too large in magnitude",
+                     {{"fn", "sdpaBackward"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf}, {"index", Shape{0, 0, 0}}});
         // a masked score that overflows while every visible one is finite: every result keeps (and
-        // checks) the masked scores, so it is an error there; out alone never computes them, so its
-        // out is returned (docs/api.md: only a visible score that overflows is an error)
+        // checks) the masked scores, so it is an error there; out alone and the backward never
+        // compute them, so they return (docs/api.md: only a visible score that overflows is an error)
         {
             MhaOptions m = mha_opts(2, 2, 1);
             m.causal = true;
@@ -408,6 +416,10 @@ TEST_SUITE("errors") {
                          {{"fn", "multiHeadAttention"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf},
                           {"index", Shape{0, 0, 0, 1}}});
             const Tensor out = multi_head_attention_out(xm, m);
+            // the backward does not compute the masked scores either: its gradients are returned,
+            // and they are finite (the masked weight is 0)
+            const MhaGrads mg = multi_head_attention_backward(xm, xt::ones<double>(Shape{1, 2, 2}), m);
+            for (const Tensor* t : {&mg.dx, &mg.dwq, &mg.dwk, &mg.dwv}) CHECK(xt::all(xt::isfinite(*t)));
             CHECK(out(0, 0, 0) == doctest::Approx(1e60));   // row 0 sees key 0 alone
             CHECK(out(0, 0, 1) == 0.0);
             CHECK(out(0, 1, 0) == doctest::Approx(5e59));   // row 1: scores 0 and 0, half of each value

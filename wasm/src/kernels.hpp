@@ -57,6 +57,15 @@ inline void dot2x4(const double* a, const double* b, std::size_t stride, std::si
     out[3] = (e3 + o3) * scale;
 }
 
+// o[c] += a x[c] for c < n, two columns per SIMD register (each lane the scalar operation: the same
+// bits). Written out for the reason axpy4 is: the backward's and the weight gradients' row updates.
+inline void axpy(double* o, double a, const double* x, std::size_t n) {
+    std::size_t c = 0;
+    const pair2 A = {a, a};
+    for (; c + 1 < n; c += 2) store_pair(o + c, load_pair(o + c) + A * load_pair(x + c));
+    if (c < n) o[c] += a * x[c];
+}
+
 // o[c] = (((o[c] + a0 v0[c]) + a1 v1[c]) + a2 v2[c]) + a3 v3[c] for c < n: four rows of V added
 // into an output row in the order 0, 1, 2, 3 (the attention output's inner loop), two columns per
 // SIMD register. Written out because Clang's own vectorization of this loop checks at run time
@@ -86,27 +95,38 @@ inline void gemm_acc(double* out, const double* a, const double* b, std::size_t 
             const double* b0 = b + c * m;
             axpy4(o, ai[c], ai[c + 1], ai[c + 2], ai[c + 3], b0, b0 + m, b0 + 2 * m, b0 + 3 * m, m);
         }
-        for (; c < k; ++c) {
-            const double av = ai[c];
-            const double* br = b + c * m;
-            for (std::size_t j = 0; j < m; ++j) o[j] += av * br[j];
-        }
+        for (; c < k; ++c) axpy(o, ai[c], b + c * m, m);
     }
 }
-// out (k, m) += a^T b for a (n, k), b (n, m): weight gradients
+// out (k, m) += a^T b for a (n, k), b (n, m): weight gradients; four rows of a and b per pass over
+// out, added in the order i = 0, 1, 2, ... (the same bits as one row at a time)
 inline void gemm_tn_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t k, std::size_t m) {
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t c = 0; c < k; ++c) {
-            const double av = a[i * k + c];
-            const double* br = b + i * m;
-            double* o = out + c * m;
-            for (std::size_t j = 0; j < m; ++j) o[j] += av * br[j];
-        }
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const double *a0 = a + i * k, *b0 = b + i * m;
+        for (std::size_t c = 0; c < k; ++c)
+            axpy4(out + c * m, a0[c], a0[k + c], a0[2 * k + c], a0[3 * k + c], b0, b0 + m, b0 + 2 * m, b0 + 3 * m, m);
+    }
+    for (; i < n; ++i)
+        for (std::size_t c = 0; c < k; ++c) axpy(out + c * m, a[i * k + c], b + i * m, m);
 }
-// out (n, k) += a b^T for a (n, m), b (k, m): input gradients
+// out (n, k) += a b^T for a (n, m), b (k, m): input gradients; each out[i, c] += dot2 of row i of a
+// and row c of b, four rows of b at a time (dot2x4: the same bits)
 inline void gemm_nt_acc(double* out, const double* a, const double* b, std::size_t n, std::size_t m, std::size_t k) {
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t c = 0; c < k; ++c) out[i * k + c] += dot2(a + i * m, b + c * m, m);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double* ai = a + i * m;
+        double* o = out + i * k;
+        std::size_t c = 0;
+        double t[4];
+        for (; c + 4 <= k; c += 4) {
+            dot2x4(ai, b + c * m, m, m, 1.0, t);
+            o[c] += t[0];
+            o[c + 1] += t[1];
+            o[c + 2] += t[2];
+            o[c + 3] += t[3];
+        }
+        for (; c < k; ++c) o[c] += dot2(ai, b + c * m, m);
+    }
 }
 
 // Where the rows of one (batch, head) group live: group n = b * heads + h starts at
@@ -122,7 +142,8 @@ inline RowLayout dense(std::size_t T, std::size_t d) { return {1, T * d, 0, d}; 
 // null (the GPT keeps only the weights; multi_head_attention_out nothing): then the masked scores
 // are not computed at all, and the result says whether every score computed was finite (with
 // scores kept, the caller checks them; true then). weights_row: `weights` is one row of Tk, reused
-// for every row (nothing (N, Tq, Tk) is kept; scores must be null). out is the same bits either way.
+// for every row (nothing (N, Tq, Tk) is kept; scores must be null). out is the same bits either way;
+// out null: Y = A V is not computed (the backwards need the weights alone).
 bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
                          std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
                          double scale, bool causal, double* scores, double* weights, double* out,

@@ -101,26 +101,21 @@ Projected project_heads(const Tensor& x, const MhaOptions& o, const MhaDims& D, 
     return p;
 }
 
-struct Forward { MhaResult res; double scale; detail::RowLayout lq, lkv; };
-
 // x (B, T, C) -> every result: out (B, T, D), scores and weights (B, NH, T, Tk), q, k, v
-Forward forward(const Tensor& x, const MhaOptions& o, const MhaDims& D, const char* fn) {
+MhaResult forward(const Tensor& x, const MhaOptions& o, const MhaDims& D, const char* fn) {
     Projected p = project_heads(x, o, D, fn);
-    Forward f;
-    f.scale = p.scale;
-    f.lq = p.lq;
-    f.lkv = p.lkv;
-    f.res.q = std::move(p.q);
-    f.res.k = std::move(p.k);
-    f.res.v = std::move(p.v);
-    f.res.scores = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
-    f.res.weights = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
-    f.res.out = Tensor::from_shape({D.B, D.T, D.D});   // (B, T, NH * hs): heads written in place
-    detail::sdpa_forward_kernel(f.res.q.data(), f.res.k.data(), f.res.v.data(), D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale,
-                                o.causal, f.res.scores.data(), f.res.weights.data(), f.res.out.data(), f.lq, f.lkv, f.lkv, f.lq);
-    detail::require_no_overflow(fn, "scores", "q.k * scale", f.res.scores);
-    detail::require_no_overflow(fn, "outputs", "", f.res.out);
-    return f;
+    MhaResult r;
+    r.q = std::move(p.q);
+    r.k = std::move(p.k);
+    r.v = std::move(p.v);
+    r.scores = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
+    r.weights = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
+    r.out = Tensor::from_shape({D.B, D.T, D.D});   // (B, T, NH * hs): heads written in place
+    detail::sdpa_forward_kernel(r.q.data(), r.k.data(), r.v.data(), D.B * D.NH, D.T, D.Tk, D.hs, D.hs, p.scale, o.causal,
+                                r.scores.data(), r.weights.data(), r.out.data(), p.lq, p.lkv, p.lkv, p.lq);
+    detail::require_no_overflow(fn, "scores", "q.k * scale", r.scores);
+    detail::require_no_overflow(fn, "outputs", "", r.out);
+    return r;
 }
 
 // x (B, T, C) -> out (B, T, D) alone, the same bits: one row of weights (Tk) reused for every
@@ -143,7 +138,7 @@ Tensor forward_out(const Tensor& x, const MhaOptions& o, const MhaDims& D, const
 
 MhaResult multi_head_attention(const Tensor& x, const MhaOptions& opts) {
     const MhaDims D = check_mha(x, opts, "multiHeadAttention");
-    return forward(x, opts, D, "multiHeadAttention").res;
+    return forward(x, opts, D, "multiHeadAttention");
 }
 
 Tensor multi_head_attention_out(const Tensor& x, const MhaOptions& opts) {
@@ -213,13 +208,20 @@ MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, 
         throw Error(ErrorCode::shape_mismatch, {{"fn", fn}, {"arg", "gradOut"}, {"layout", "(B, T, D)"}, {"expectedShape", want},
                                                 {"shape", shape_of(grad_out)}});
     detail::require_finite({fn, "gradOut"}, grad_out);
-    const Forward f = forward(x, o, D, fn);
+    // the forward keeps what the backward needs: q, k, v and the weights; no scores (the masked
+    // ones not computed) and no output
+    const Projected f = project_heads(x, o, D, fn);
+    Tensor weights = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
+    if (!detail::sdpa_forward_kernel(f.q.data(), f.k.data(), f.v.data(), D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale, o.causal,
+                                     nullptr, weights.data(), nullptr, f.lq, f.lkv, f.lkv, f.lq)) {
+        forward(x, o, D, fn);   // a visible score overflowed: the forward that keeps the scores names it
+        throw Error(ErrorCode::internal, {{"fn", fn}, {"detail", "a score overflowed that the scores do not show"}});
+    }
     const Tensor& src = o.has_memory ? o.memory : x;
     // backward of the per-head attention, heads addressed in place as in the forward
-    Tensor dq = xt::zeros<double>(f.res.q.shape()), dk = xt::zeros<double>(f.res.k.shape()), dv = xt::zeros<double>(f.res.v.shape());
-    detail::sdpa_backward_kernel(f.res.q.data(), f.res.k.data(), f.res.v.data(), f.res.weights.data(), grad_out.data(),
-                                 D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale, o.causal, dq.data(), dk.data(), dv.data(),
-                                 f.lq, f.lkv, f.lkv, f.lq);
+    Tensor dq = xt::zeros<double>(f.q.shape()), dk = xt::zeros<double>(f.k.shape()), dv = xt::zeros<double>(f.v.shape());
+    detail::sdpa_backward_kernel(f.q.data(), f.k.data(), f.v.data(), weights.data(), grad_out.data(), D.B * D.NH, D.T, D.Tk, D.hs,
+                                 D.hs, f.scale, o.causal, dq.data(), dk.data(), dv.data(), f.lq, f.lkv, f.lkv, f.lq);
     // backward of q = x wq, k = src wk, v = src wv
     MhaGrads g;
     g.dwq = weight_grad(x, dq);

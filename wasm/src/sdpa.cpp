@@ -21,11 +21,10 @@ bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
         const double* qn = q + lq.base(n);
         const double* kn = k + lk.base(n);
         const double* vn = v + lv.base(n);
-        double* on = out + lo.base(n);
+        double* on = out ? out + lo.base(n) : nullptr;
         for (std::size_t i = 0; i < Tq; ++i) {
             double* wrow = weights_row ? weights : weights + (n * Tq + i) * Tk;   // one reused row, or (N, Tq, Tk)
             double* srow = scores ? scores + (n * Tq + i) * Tk : wrow;   // no scores kept: work in the weights' row
-            double* orow = on + i * lo.row;
             const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
             // S = Q K^T * scale   (Tq, d) x (d, Tk) -> (Tq, Tk); the masked ones only when kept
             const std::size_t computed = scores ? Tk : visible;
@@ -47,8 +46,10 @@ bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
             for (std::size_t j = 0; j < visible; ++j) wrow[j] /= sum;
             if (!weights_row)   // a kept row: the masked weights are 0 (a reused row is read up to `visible` only)
                 for (std::size_t j = visible; j < Tk; ++j) wrow[j] = 0.0;
+            if (!on) continue;
             // Y = A V   (Tq, Tk) x (Tk, dv) -> (Tq, dv), four rows of V per pass over the output row
             // (added in the order j = 0, 1, 2, ...: the same bits as one row at a time)
+            double* orow = on + i * lo.row;
             for (std::size_t c = 0; c < dv; ++c) orow[c] = 0.0;
             for (j = 0; j + 4 <= visible; j += 4) {
                 const double a0 = wrow[j], a1 = wrow[j + 1], a2 = wrow[j + 2], a3 = wrow[j + 3];
@@ -83,30 +84,34 @@ void sdpa_backward_kernel(const double* q, const double* k, const double* v, con
             const double* grow = gn + i * lo.row;
             // masked columns have weight exactly 0: their terms below vanish, so skip them
             const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
-            // backward of Y = A V: dA = dY V^T, dV += A^T dY
+            // backward of Y = A V: dA = dY V^T (four rows of V at a time, each dot product summed
+            // as dot2 sums it), dV += A^T dY
+            std::size_t j = 0;
+            for (; j + 4 <= visible; j += 4) dot2x4(grow, vn + j * lv.row, lv.row, dv, 1.0, dw.data() + j);
+            for (; j < visible; ++j) dw[j] = dot2(grow, vn + j * lv.row, dv);
             double dot = 0.0;
-            for (std::size_t j = 0; j < visible; ++j) {
-                const double s = dot2(grow, vn + j * lv.row, dv);
-                dw[j] = s;
-                dot += s * wrow[j];
-                const double a = wrow[j];
-                double* dvrow = dvn + j * lv.row;
-                for (std::size_t c = 0; c < dv; ++c) dvrow[c] += a * grow[c];
+            for (j = 0; j < visible; ++j) {
+                dot += dw[j] * wrow[j];
+                axpy(dvn + j * lv.row, wrow[j], grow, dv);
             }
             // backward of A = softmax(S + M): dS = A * (dA - sum(dA * A)); masked A = 0 gives dS = 0
             // backward of S = Q K^T * scale: dQ += dS K * scale, dK += dS^T Q * scale
             const double* qrow = qn + i * lq.row;
             double* dqrow = dqn + i * lq.row;
-            for (std::size_t j = 0; j < visible; ++j) {
+            // dS goes into dw (dA is not read again); dK row by row; dQ four rows of K at a time, in
+            // the order j = 0, 1, 2, ... (the same bits as one at a time: a dS of 0 adds nothing)
+            for (j = 0; j < visible; ++j) {
                 const double ds = wrow[j] * (dw[j] - dot) * scale;
+                dw[j] = ds;
                 if (ds == 0.0) continue;
-                const double* krow = kn + j * lk.row;
-                double* dkrow = dkn + j * lk.row;
-                for (std::size_t c = 0; c < d; ++c) {
-                    dqrow[c] += ds * krow[c];
-                    dkrow[c] += ds * qrow[c];
-                }
+                axpy(dkn + j * lk.row, ds, qrow, d);
             }
+            for (j = 0; j + 4 <= visible; j += 4) {
+                const double* k0 = kn + j * lk.row;
+                axpy4(dqrow, dw[j], dw[j + 1], dw[j + 2], dw[j + 3], k0, k0 + lk.row, k0 + 2 * lk.row, k0 + 3 * lk.row, d);
+            }
+            for (; j < visible; ++j)
+                if (dw[j] != 0.0) axpy(dqrow, dw[j], kn + j * lk.row, d);
         }
     }
 }
@@ -212,13 +217,19 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
                                                 {"expectedShape", want}, {"shape", shape_of(grad_out)}});
     detail::require_finite({"sdpaBackward", "gradOut"}, grad_out);
     const double scale = opts.scale.factor(D.d, D.d);
-    // forward keeps what backward needs: the weights
-    Tensor scores = Tensor::from_shape(with_tail(D.lead, D.Tq, D.Tk));
+    // the forward keeps what the backward needs, the weights: no scores kept (the masked ones not
+    // computed) and no output
     Tensor weights = Tensor::from_shape(with_tail(D.lead, D.Tq, D.Tk));
-    Tensor out = Tensor::from_shape(want);
-    detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale,
-                                opts.causal, scores.data(), weights.data(), out.data());
-    detail::require_no_overflow("sdpaBackward", "scores", "q.k * scale", scores);
+    if (!detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale, opts.causal, nullptr,
+                                     weights.data(), nullptr, detail::dense(D.Tq, D.d), detail::dense(D.Tk, D.d),
+                                     detail::dense(D.Tk, D.dv), detail::dense(D.Tq, D.dv))) {
+        // a visible score overflowed: the forward that keeps the scores names it
+        Tensor scores = Tensor::from_shape(with_tail(D.lead, D.Tq, D.Tk)), out = Tensor::from_shape(want);
+        detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale, opts.causal, scores.data(),
+                                    weights.data(), out.data());
+        detail::require_no_overflow("sdpaBackward", "scores", "q.k * scale", scores);
+        throw Error(ErrorCode::internal, {{"fn", "sdpaBackward"}, {"detail", "a score overflowed that the scores do not show"}});
+    }
     SdpaGrads g;
     g.dq = xt::zeros<double>(q.shape());
     g.dk = xt::zeros<double>(k.shape());

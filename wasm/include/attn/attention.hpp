@@ -137,7 +137,8 @@ SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, con
 SdpaResult sdpa_reference(const Tensor& q, const Tensor& k, const Tensor& v, const Options& opts);
 
 struct SdpaGrads { Tensor dq, dk, dv; };
-// Analytic backward of sdpa for the upstream gradient grad_out (..., Tq, dv).
+// Analytic backward of sdpa for the upstream gradient grad_out (..., Tq, dv). Its forward keeps the
+// weights alone (no scores, no output): a masked score that overflows is no error here.
 SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,
                         const SdpaOptions& opts);
 SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,
@@ -177,6 +178,7 @@ MhaResult multi_head_attention(const Tensor& x, const Options& opts);
 const OptionSet& multi_head_attention_option_set();   // the multi-head options (mha_option_set) and results
 
 struct MhaGrads { Tensor dx, dwq, dwk, dwv, dmemory; };  // dmemory empty unless cross
+// Its forward keeps q, k, v and the weights alone, as sdpa_backward.
 MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const MhaOptions& opts);
 MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, const Options& opts);
 const OptionSet& mha_option_set();   // wq, wk, wv, heads, causal, scale, memory: the backward's, and the forward's with results
