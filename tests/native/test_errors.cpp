@@ -398,6 +398,29 @@ TEST_SUITE("errors") {
                      "multiHeadAttentionBackward: the scores q.k * scale overflow float64 (Infinity at [0, 0, 0, 0]): the inputs are too large in magnitude",
                      {{"fn", "multiHeadAttentionBackward"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf},
                       {"index", Shape{0, 0, 0, 0}}});
+        {   // a masked score and a visible one both overflow: the error names the visible one, [1, 0],
+            // not the masked [0, 1] that comes first in memory (x0 = (1e160, 0), x1 = (0, 1e160);
+            // q = x, k0 = (0, 1e160), k1 = (1e160, 0): S[0, 1] = S[1, 0] = 1e320, S[0, 0] = S[1, 1] = 0)
+            MhaOptions two = mha_opts(2, 2, 1);
+            two.causal = true;
+            two.wq = Tensor{{1.0, 0.0}, {0.0, 1.0}};
+            two.wk = Tensor{{0.0, 1.0}, {1.0, 0.0}};
+            two.wv = Tensor{{1e-100, 0.0}, {0.0, 1e-100}};
+            const Tensor x2 = Tensor{{{1e160, 0.0}, {0.0, 1e160}}};
+            for (int which = 0; which < 2; ++which)
+                expect_error([&] { which ? (void)multi_head_attention_out(x2, two) : (void)multi_head_attention_backward(x2, xt::ones<double>(Shape{1, 2, 2}), two); },
+                             ErrorCode::overflow,
+                             std::string(which ? "multiHeadAttention" : "multiHeadAttentionBackward") +
+                                 ": the scores q.k * scale overflow float64 (Infinity at [0, 0, 1, 0]): the inputs are too large in magnitude",
+                             {{"fn", which ? "multiHeadAttention" : "multiHeadAttentionBackward"}, {"quantity", "scores"},
+                              {"formula", "q.k * scale"}, {"value", kInf}, {"index", Shape{0, 0, 1, 0}}});
+            SdpaOptions sc;
+            sc.causal = true;
+            const Tensor qs = Tensor{{1e160, 0.0}, {0.0, 1e160}}, ks = Tensor{{0.0, 1e160}, {1e160, 0.0}};
+            expect_error([&] { sdpa_backward(qs, ks, qs, xt::ones<double>(Shape{2, 2}), sc); }, ErrorCode::overflow,
+                         "sdpaBackward: the scores q.k * scale overflow float64 (Infinity at [1, 0]): the inputs are too large in magnitude",
+                         {{"fn", "sdpaBackward"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf}, {"index", Shape{1, 0}}});
+        }
         expect_error([&] { sdpa_backward(big, big, big, xt::ones<double>(Shape{1, 2, 2}), SdpaOptions{}); }, ErrorCode::overflow,
                      "sdpaBackward: the scores q.k * scale overflow float64 (Infinity at [0, 0, 0]): the inputs are too large in magnitude",
                      {{"fn", "sdpaBackward"}, {"quantity", "scores"}, {"formula", "q.k * scale"}, {"value", kInf}, {"index", Shape{0, 0, 0}}});

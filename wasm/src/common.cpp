@@ -194,6 +194,11 @@ void require_no_overflow(std::string_view fn, const char* quantity, const char* 
                                               {"index", multi_index(t, i)}});
 }
 
+void score_overflow(std::string_view fn, const Tensor& scores) {
+    require_no_overflow(fn, "scores", "q.k * scale", scores);
+    throw Error(ErrorCode::internal, {{"fn", fn}, {"detail", "a score overflowed that the scores do not show"}});
+}
+
 void too_large(Name name, const char* layout, const Shape& shape) {
     double elements = 1;
     for (auto d : shape) elements *= double(d);

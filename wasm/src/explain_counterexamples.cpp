@@ -43,7 +43,7 @@ Explanation Backward::gradient(std::size_t input, std::size_t row, std::size_t c
         e.right.push_back(other);
         e.terms.push_back(ds * other);
         e.source.push_back(src);
-        if (ds != 0.0) sum += ds * other;   // the kernel skips dS = 0
+        if (ds != 0.0) sum += ds * other;   // a dS of 0 adds nothing (the kernel skips it, or adds +-0 to a sum that is not -0)
     };
     if (input == 0) {   // dQ[t, c] = sum over visible j of dS[t, j] K[j, c]
         const double dot = rowdot(row);

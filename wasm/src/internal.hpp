@@ -59,6 +59,9 @@ void require_finite(Name name, const Tensor& t, bool allow_neg_inf = false, bool
 // Finite inputs can still overflow float64 on the way (1e200 * 1e200). Results are checked and an
 // overflow is an Error naming the quantity (scores, outputs, ...), instead of returning inf or NaN.
 void require_no_overflow(std::string_view fn, const char* quantity, const char* formula, const Tensor& t);
+// The overflow error naming the first score that is not finite in `scores` (a kernel that kept no
+// scores said one overflowed; detail::visible_scores computed them again, the masked ones 0).
+[[noreturn]] void score_overflow(std::string_view fn, const Tensor& scores);
 inline bool whole_in(double v, double lo, double hi) { return v >= lo && v <= hi && v == std::floor(v); }
 std::size_t to_index(Name name, double v, std::size_t lo, std::size_t hi);   // whole number in [lo, hi]
 // an axis number: a whole number from -kMaxRank to kMaxRank - 1 (the tensor's rank is checked later)

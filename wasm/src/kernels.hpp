@@ -154,6 +154,11 @@ inline void sdpa_forward_kernel(const double* q, const double* k, const double* 
     sdpa_forward_kernel(q, k, v, N, Tq, Tk, d, dv, scale, causal, scores, weights, out, dense(Tq, d), dense(Tk, d),
                         dense(Tk, dv), dense(Tq, dv));
 }
+// The scores S = Q K^T * scale (N, Tq, Tk) as sdpa_forward_kernel computes them, the masked ones 0
+// (a masked score is no error): what names the score when the kernel, keeping no scores, said that
+// a visible one overflowed (it returned false).
+void visible_scores(const double* q, const double* k, std::size_t N, std::size_t Tq, std::size_t Tk, std::size_t d,
+                    double scale, bool causal, double* scores, RowLayout lq, RowLayout lk);
 // Given weights from the forward pass: dq, dk, dv laid out like q, k, v; dout like out. Adds into
 // dq, dk, dv (the caller zeroes them).
 void sdpa_backward_kernel(const double* q, const double* k, const double* v, const double* weights,

@@ -101,6 +101,14 @@ Projected project_heads(const Tensor& x, const MhaOptions& o, const MhaDims& D, 
     return p;
 }
 
+// A kernel that kept no scores said a visible one overflowed: the scores again, the masked ones 0
+// (no error there), and the first that is not finite named
+[[noreturn]] void name_score_overflow(const Projected& p, const MhaOptions& o, const MhaDims& D, const char* fn) {
+    Tensor scores = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
+    detail::visible_scores(p.q.data(), p.k.data(), D.B * D.NH, D.T, D.Tk, D.hs, p.scale, o.causal, scores.data(), p.lq, p.lkv);
+    detail::score_overflow(fn, scores);
+}
+
 // x (B, T, C) -> every result: out (B, T, D), scores and weights (B, NH, T, Tk), q, k, v
 MhaResult forward(const Tensor& x, const MhaOptions& o, const MhaDims& D, const char* fn) {
     Projected p = project_heads(x, o, D, fn);
@@ -126,10 +134,8 @@ Tensor forward_out(const Tensor& x, const MhaOptions& o, const MhaDims& D, const
     Tensor out = Tensor::from_shape({D.B, D.T, D.D});
     std::vector<double> row(D.Tk);
     if (!detail::sdpa_forward_kernel(p.q.data(), p.k.data(), p.v.data(), D.B * D.NH, D.T, D.Tk, D.hs, D.hs, p.scale, o.causal,
-                                     nullptr, row.data(), out.data(), p.lq, p.lkv, p.lkv, p.lq, /*weights_row=*/true)) {
-        forward(x, o, D, fn);   // a visible score overflowed: the forward that keeps the scores names it
-        throw Error(ErrorCode::internal, {{"fn", fn}, {"detail", "a score overflowed that the scores do not show"}});
-    }
+                                     nullptr, row.data(), out.data(), p.lq, p.lkv, p.lkv, p.lq, /*weights_row=*/true))
+        name_score_overflow(p, o, D, fn);
     detail::require_no_overflow(fn, "outputs", "", out);
     return out;
 }
@@ -213,10 +219,8 @@ MhaGrads multi_head_attention_backward(const Tensor& x, const Tensor& grad_out, 
     const Projected f = project_heads(x, o, D, fn);
     Tensor weights = Tensor::from_shape({D.B, D.NH, D.T, D.Tk});
     if (!detail::sdpa_forward_kernel(f.q.data(), f.k.data(), f.v.data(), D.B * D.NH, D.T, D.Tk, D.hs, D.hs, f.scale, o.causal,
-                                     nullptr, weights.data(), nullptr, f.lq, f.lkv, f.lkv, f.lq)) {
-        forward(x, o, D, fn);   // a visible score overflowed: the forward that keeps the scores names it
-        throw Error(ErrorCode::internal, {{"fn", fn}, {"detail", "a score overflowed that the scores do not show"}});
-    }
+                                     nullptr, weights.data(), nullptr, f.lq, f.lkv, f.lkv, f.lq))
+        name_score_overflow(f, o, D, fn);
     const Tensor& src = o.has_memory ? o.memory : x;
     // backward of the per-head attention, heads addressed in place as in the forward
     Tensor dq = xt::zeros<double>(f.q.shape()), dk = xt::zeros<double>(f.k.shape()), dv = xt::zeros<double>(f.v.shape());

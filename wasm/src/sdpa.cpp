@@ -56,14 +56,25 @@ bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
                 const double *v0 = vn + j * lv.row, *v1 = v0 + lv.row, *v2 = v1 + lv.row, *v3 = v2 + lv.row;
                 axpy4(orow, a0, a1, a2, a3, v0, v1, v2, v3, dv);
             }
-            for (; j < visible; ++j) {
-                const double a = wrow[j];
-                const double* vrow = vn + j * lv.row;
-                for (std::size_t c = 0; c < dv; ++c) orow[c] += a * vrow[c];
-            }
+            for (; j < visible; ++j) axpy(orow, wrow[j], vn + j * lv.row, dv);
         }
     }
     return finite == 0.0;
+}
+
+void visible_scores(const double* q, const double* k, std::size_t N, std::size_t Tq, std::size_t Tk, std::size_t d,
+                    double scale, bool causal, double* scores, RowLayout lq, RowLayout lk) {
+    for (std::size_t n = 0; n < N; ++n)
+        for (std::size_t i = 0; i < Tq; ++i) {
+            const double* qrow = q + lq.base(n) + i * lq.row;
+            const double* kn = k + lk.base(n);
+            double* srow = scores + (n * Tq + i) * Tk;
+            const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
+            std::size_t j = 0;
+            for (; j + 4 <= visible; j += 4) dot2x4(qrow, kn + j * lk.row, lk.row, d, scale, srow + j);
+            for (; j < visible; ++j) srow[j] = dot2(qrow, kn + j * lk.row, d) * scale;
+            for (; j < Tk; ++j) srow[j] = 0.0;
+        }
 }
 
 void sdpa_backward_kernel(const double* q, const double* k, const double* v, const double* weights,
@@ -98,8 +109,10 @@ void sdpa_backward_kernel(const double* q, const double* k, const double* v, con
             // backward of S = Q K^T * scale: dQ += dS K * scale, dK += dS^T Q * scale
             const double* qrow = qn + i * lq.row;
             double* dqrow = dqn + i * lq.row;
-            // dS goes into dw (dA is not read again); dK row by row; dQ four rows of K at a time, in
-            // the order j = 0, 1, 2, ... (the same bits as one at a time: a dS of 0 adds nothing)
+            // dS goes into dw (dA is not read again); dK row by row, a dS of 0 skipped; dQ four rows
+            // of K at a time, in the order j = 0, 1, 2, ..., zeros included: the same bits as the
+            // skipping order, because K is finite (the projections are checked) and dQ starts at +0,
+            // so a sum of these terms is never -0 and adding a product that is +-0 leaves it as it is
             for (j = 0; j < visible; ++j) {
                 const double ds = wrow[j] * (dw[j] - dot) * scale;
                 dw[j] = ds;
@@ -110,8 +123,7 @@ void sdpa_backward_kernel(const double* q, const double* k, const double* v, con
                 const double* k0 = kn + j * lk.row;
                 axpy4(dqrow, dw[j], dw[j + 1], dw[j + 2], dw[j + 3], k0, k0 + lk.row, k0 + 2 * lk.row, k0 + 3 * lk.row, d);
             }
-            for (; j < visible; ++j)
-                if (dw[j] != 0.0) axpy(dqrow, dw[j], kn + j * lk.row, d);
+            for (; j < visible; ++j) axpy(dqrow, dw[j], kn + j * lk.row, d);
         }
     }
 }
@@ -223,12 +235,10 @@ SdpaGrads sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const
     if (!detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale, opts.causal, nullptr,
                                      weights.data(), nullptr, detail::dense(D.Tq, D.d), detail::dense(D.Tk, D.d),
                                      detail::dense(D.Tk, D.dv), detail::dense(D.Tq, D.dv))) {
-        // a visible score overflowed: the forward that keeps the scores names it
-        Tensor scores = Tensor::from_shape(with_tail(D.lead, D.Tq, D.Tk)), out = Tensor::from_shape(want);
-        detail::sdpa_forward_kernel(q.data(), k.data(), v.data(), D.N, D.Tq, D.Tk, D.d, D.dv, scale, opts.causal, scores.data(),
-                                    weights.data(), out.data());
-        detail::require_no_overflow("sdpaBackward", "scores", "q.k * scale", scores);
-        throw Error(ErrorCode::internal, {{"fn", "sdpaBackward"}, {"detail", "a score overflowed that the scores do not show"}});
+        Tensor scores = Tensor::from_shape(with_tail(D.lead, D.Tq, D.Tk));   // a visible score overflowed: name it
+        detail::visible_scores(q.data(), k.data(), D.N, D.Tq, D.Tk, D.d, scale, opts.causal, scores.data(), detail::dense(D.Tq, D.d),
+                               detail::dense(D.Tk, D.d));
+        detail::score_overflow("sdpaBackward", scores);
     }
     SdpaGrads g;
     g.dq = xt::zeros<double>(q.shape());

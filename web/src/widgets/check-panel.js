@@ -12,9 +12,9 @@
 //             program uses (tensors, numbers, flags); default: the tensors of `inputs`
 //   note      a comment for the copied inputs (e.g. the weights' layout)
 //   compare   what the student may compare, the first by default: a label in the section's
-//             words, the check's options (quantity, gradient) and reveal(index): the reveal(i, j)
-//             of the section's heatmap showing the core's value at that index of the result
-//             (focuses it, so its provenance shows), or null; an entry with its own check, inputs, given and note (18.7's
+//             words, the check's options (quantity, gradient) and reveal(index), which returns
+//             the reveal(i, j) of the section's heatmap showing the core's value at that index
+//             of the result (a function that focuses it, so its provenance shows), or null; an entry with its own check, inputs, given and note (18.7's
 //             weights after dropout beside its gradients) uses them instead of the section's
 // or {waiting: text}: nothing to check yet (18.8 before its step-through has traced a layer),
 // and the text says what to do.

@@ -103,8 +103,8 @@ export function checkResult({ t, lang, root }) {
 
   /**
    * Show a diagnosis. d: core.diagnose's result; parsed: the student's tensor (parse-tensor.js);
-   * check: the check's name; reveal(index): a function that shows the section's figure cell of
-   * the core's value at index (a heatmap's reveal(i, j)), or null; source: a line saying what was checked (a file), or null.
+   * check: the check's name; reveal(index): returns a function that shows the section's figure
+   * cell of the core's value at index (a heatmap's reveal(i, j)), or null; source: a line saying what was checked (a file), or null.
    */
   function show(d, { parsed, check, reveal, source }) {
     const names = (ids) => ids.map((id) => t(`name_${check}_${id}`)).join(t('listSep'));

@@ -120,9 +120,11 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
    * into view and focuses it, so its readout and provenance show (a table's cell, or the canvas's
    * cursor), or null for a cell outside the map.
    */
+  const inside = (i, j) => !!current && i >= 0 && j >= 0 && i < current.rows.length && j < current.rows[0].length;
   const reveal = (i, j) => {
-    if (!current || !(i >= 0 && j >= 0 && i < current.rows.length && j < current.rows[0].length)) return null;
-    return () => {
+    if (!inside(i, j)) return null;
+    return () => {   // the map may have changed since: a cell no longer there is not shown
+      if (!inside(i, j)) return;
       const td = canvasMode() ? null : cell(i, j);
       (td ?? picture.canvas).scrollIntoView({ block: 'center' });
       if (td) td.focus({ preventScroll: true });
