@@ -320,7 +320,7 @@ TEST_SUITE("the kernels' order of additions") {
             }
         }
     }
-    TEST_CASE("gemm_tn_acc adds a[i, c] b[i, j] over i in the order 0, 1, 2, ...; gemm_nt_acc adds dot2 of two rows") {
+    TEST_CASE("gemm_tn_acc adds a[i, c] b[i, j] over i in the order 0, 1, 2, ... and gemm_nt_acc adds dot2 of two rows") {
         // n from 0 to 9 (whole blocks of four rows and the tail), odd and even widths
         for (std::size_t n = 0; n <= 9; ++n)
             for (std::size_t k = 1; k <= 5; ++k) {

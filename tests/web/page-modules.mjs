@@ -5,7 +5,8 @@ import { register } from 'node:module';
 
 register(`data:text/javascript,${encodeURIComponent(`
 export async function resolve(specifier, context, next) {
-  if (/^virtual:/.test(specifier)) return { url: 'data:text/javascript,export default []', shortCircuit: true };
+  // virtual:lab-sections (web/lessons-plugin.js) also exports allLessons: none here
+  if (/^virtual:/.test(specifier)) return { url: 'data:text/javascript,export default [];export const allLessons = {}', shortCircuit: true };
   if (/[?](raw|inline)\\b|[.]css$/.test(specifier)) return { url: 'data:text/javascript,export default ""', shortCircuit: true };
   if (/[?]worker\\b/.test(specifier)) return { url: 'data:text/javascript,export default null', shortCircuit: true };
   return next(specifier, context);
