@@ -115,12 +115,13 @@ export function heatmap({ t, label: initialLabel, names, name, digits = 3, weigh
   const canvasMode = () => !big.hidden && !!current;
   const outline = (list) => { picture.outline(list); if (canvasMode()) picture.draw(); };
 
+  // row i, column j is in the map shown now
+  const inside = (i, j) => !!current && i >= 0 && j >= 0 && i < current.rows.length && j < current.rows[0].length;
   /**
    * What "Explain this cell" runs (widgets/check-result.js): a function that scrolls row i, column j
    * into view and focuses it, so its readout and provenance show (a table's cell, or the canvas's
    * cursor), or null for a cell outside the map.
    */
-  const inside = (i, j) => !!current && i >= 0 && j >= 0 && i < current.rows.length && j < current.rows[0].length;
   const reveal = (i, j) => {
     if (!inside(i, j)) return null;
     return () => {   // the map may have changed since: a cell no longer there is not shown
