@@ -11,6 +11,15 @@ namespace attn {
 
 namespace detail {
 
+// srow[j] = q . k_j * scale for j < n: four keys per pass (dot2x4), the rest one at a time (dot2),
+// the same bits either way; the forward kernel's scores and visible_scores'
+static void score_row(const double* qrow, const double* kn, std::size_t krow, std::size_t d, double scale, double* srow,
+                      std::size_t n) {
+    std::size_t j = 0;
+    for (; j + 4 <= n; j += 4) dot2x4(qrow, kn + j * krow, krow, d, scale, srow + j);
+    for (; j < n; ++j) srow[j] = dot2(qrow, kn + j * krow, d) * scale;
+}
+
 bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std::size_t N,
                          std::size_t Tq, std::size_t Tk, std::size_t d, std::size_t dv,
                          double scale, bool causal, double* scores, double* weights, double* out,
@@ -27,11 +36,7 @@ bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
             double* srow = scores ? scores + (n * Tq + i) * Tk : wrow;   // no scores kept: work in the weights' row
             const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
             // S = Q K^T * scale   (Tq, d) x (d, Tk) -> (Tq, Tk); the masked ones only when kept
-            const std::size_t computed = scores ? Tk : visible;
-            const double* qrow = qn + i * lq.row;
-            std::size_t j = 0;
-            for (; j + 4 <= computed; j += 4) dot2x4(qrow, kn + j * lk.row, lk.row, d, scale, srow + j);
-            for (; j < computed; ++j) srow[j] = dot2(qrow, kn + j * lk.row, d) * scale;
+            score_row(qn + i * lq.row, kn, lk.row, d, scale, srow, scores ? Tk : visible);
             // A = softmax(S + M): the mask is -inf before the softmax, so the future gets
             // exactly zero weight and the visible entries still sum to 1. j <= i keeps j = 0.
             double mx = srow[0];
@@ -51,7 +56,8 @@ bool sdpa_forward_kernel(const double* q, const double* k, const double* v, std:
             // (added in the order j = 0, 1, 2, ...: the same bits as one row at a time)
             double* orow = on + i * lo.row;
             for (std::size_t c = 0; c < dv; ++c) orow[c] = 0.0;
-            for (j = 0; j + 4 <= visible; j += 4) {
+            std::size_t j = 0;
+            for (; j + 4 <= visible; j += 4) {
                 const double a0 = wrow[j], a1 = wrow[j + 1], a2 = wrow[j + 2], a3 = wrow[j + 3];
                 const double *v0 = vn + j * lv.row, *v1 = v0 + lv.row, *v2 = v1 + lv.row, *v3 = v2 + lv.row;
                 axpy4(orow, a0, a1, a2, a3, v0, v1, v2, v3, dv);
@@ -66,14 +72,10 @@ void visible_scores(const double* q, const double* k, std::size_t N, std::size_t
                     double scale, bool causal, double* scores, RowLayout lq, RowLayout lk) {
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t i = 0; i < Tq; ++i) {
-            const double* qrow = q + lq.base(n) + i * lq.row;
-            const double* kn = k + lk.base(n);
             double* srow = scores + (n * Tq + i) * Tk;
             const std::size_t visible = causal ? std::min(i + 1, Tk) : Tk;
-            std::size_t j = 0;
-            for (; j + 4 <= visible; j += 4) dot2x4(qrow, kn + j * lk.row, lk.row, d, scale, srow + j);
-            for (; j < visible; ++j) srow[j] = dot2(qrow, kn + j * lk.row, d) * scale;
-            for (; j < Tk; ++j) srow[j] = 0.0;
+            score_row(q + lq.base(n) + i * lq.row, k + lk.base(n), lk.row, d, scale, srow, visible);
+            for (std::size_t j = visible; j < Tk; ++j) srow[j] = 0.0;
         }
 }
 
