@@ -320,6 +320,18 @@ TEST_SUITE("the kernels' order of additions") {
             }
         }
     }
+    // out[r, s] (rows x cols) is o0[r, s] + term(r, s, 0) + term(r, s, 1) + ... + term(r, s, inner - 1),
+    // added in that order: a matrix product's scalar order, bit for bit
+    template <class Term>
+    static void check_in_order(const std::vector<double>& out, const std::vector<double>& o0, std::size_t rows, std::size_t cols,
+                               std::size_t inner, Term term) {
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t s = 0; s < cols; ++s) {
+                double want = o0[r * cols + s];
+                for (std::size_t x = 0; x < inner; ++x) want += term(r, s, x);
+                CHECK(same_bits(out[r * cols + s], want));
+            }
+    }
     TEST_CASE("gemm_tn_acc adds a[i, c] b[i, j] over i in the order 0, 1, 2, ... and gemm_nt_acc adds dot2 of two rows") {
         // n from 0 to 9 (whole blocks of four rows and the tail), odd and even widths
         for (std::size_t n = 0; n <= 9; ++n)
@@ -328,12 +340,7 @@ TEST_SUITE("the kernels' order of additions") {
                 const auto a = spread(n * k, 31 + n), b = spread(n * m, 37 + k), o0 = spread(k * m, 41 + n + k);
                 auto out = o0;
                 attn::detail::gemm_tn_acc(out.data(), a.data(), b.data(), n, k, m);
-                for (std::size_t c = 0; c < k; ++c)
-                    for (std::size_t j = 0; j < m; ++j) {
-                        double want = o0[c * m + j];
-                        for (std::size_t i = 0; i < n; ++i) want += a[i * k + c] * b[i * m + j];
-                        CHECK(same_bits(out[c * m + j], want));
-                    }
+                check_in_order(out, o0, k, m, n, [&](std::size_t c, std::size_t j, std::size_t i) { return a[i * k + c] * b[i * m + j]; });
                 // out (n, k) += a2 (n, m) b2 (k, m)^T, k rows of b2 in blocks of four and the tail
                 const auto a2 = spread(n * m, 43 + k), b2 = spread(k * m, 47 + n), p0 = spread(n * k, 53 + n);
                 auto p = p0;
@@ -351,12 +358,7 @@ TEST_SUITE("the kernels' order of additions") {
                 const auto a = spread(n * k, 13 + k), b = spread(k * m, 17 + m), o0 = spread(n * m, 19 + k + m);
                 auto out = o0;
                 attn::detail::gemm_acc(out.data(), a.data(), b.data(), n, k, m);
-                for (std::size_t i = 0; i < n; ++i)
-                    for (std::size_t j = 0; j < m; ++j) {
-                        double want = o0[i * m + j];
-                        for (std::size_t c = 0; c < k; ++c) want += a[i * k + c] * b[c * m + j];
-                        CHECK(same_bits(out[i * m + j], want));
-                    }
+                check_in_order(out, o0, n, m, k, [&](std::size_t i, std::size_t j, std::size_t c) { return a[i * k + c] * b[c * m + j]; });
             }
     }
 }
