@@ -40,8 +40,13 @@ export async function launch() {
   const browser = await chromium.launch({
     timeout: WAIT_MS,
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    // Chromium 156 builds its omnibox popup (a WebUI page of some 400 requests, chrome://omnibox-popup.top-chrome)
+    // in a renderer of its own for every new window, which headless Playwright opens for every new
+    // context: on a 2-core machine it took the CPU from the page under test while that page loaded.
+    // A phone's browser has no such thing; the features below keep it from being built.
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync',
+      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup,PreloadTopChromeWebUI'],
   });
   // every context waits WAIT_MS by default (tests/wait.mjs), and so does every page of its own
   // (set again on the page's context: it does not rely on newPage making it through newContext)

@@ -1,0 +1,37 @@
+// Two builds of the page loaded in turn, a first visit each time (a new browser context), with the
+// CPU slowed `rate` times: time to interactive (navigation start to the mark
+// 'attention-lab:interactive'), median and spread per build. For a before/after of a change to the
+// page's load, which the machine's load moves alike for both builds (docs/performance.md).
+//   node bench/ab-load.mjs DIST_A DIST_B [query = ?lang=en&embed=18.3] [loads = 9] [rate = 4]
+import { serve, launch } from '../tests/web/harness.mjs';
+
+const [a, b, query = '?lang=en&embed=18.3', loads = '9', rate = '4'] = process.argv.slice(2);
+if (!a || !b) throw new Error('usage: node bench/ab-load.mjs DIST_A DIST_B [query] [loads] [rate]');
+const servers = [await serve(a), await serve(b)];
+const chrome = await launch();
+const times = [[], []];
+for (let i = 0; i <= Number(loads); i++) {
+  for (const k of i % 2 ? [1, 0] : [0, 1]) {
+    const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: Number(rate) });
+    await page.addInitScript(() => {
+      window.__labInteractive = new Promise((resolve) => {
+        new PerformanceObserver((list, observer) => {
+          for (const e of list.getEntries()) if (e.name === 'attention-lab:interactive') { observer.disconnect(); resolve(e.startTime); }
+        }).observe({ type: 'mark', buffered: true });
+      });
+    });
+    await page.goto(servers[k].url + query, { waitUntil: 'commit' });
+    const ms = await page.evaluate(() => window.__labInteractive);
+    if (i > 0) times[k].push(ms);   // the first load of each warms up
+    await page.context().close();
+  }
+}
+await chrome.close();
+for (const s of servers) s.close();
+const q = (xs, p) => { const s = [...xs].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+for (const [k, dir] of [[0, a], [1, b]]) {
+  const xs = times[k];
+  console.log(`${dir}: median ${q(xs, 0.5).toFixed(0)} ms, p95 ${q(xs, 0.95).toFixed(0)}, range ${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)} (${xs.length} loads, ${query}, CPU ${rate}x slower)`);
+}
