@@ -73,7 +73,7 @@ const OptionSet* set_of(const wire::Entry& e, const table_calls::Call& call) {
     const Error err = raised(e, call(Options{{"bogus", 1.0}}));
     REQUIRE(err.code() == ErrorCode::unknown_option);
     const auto known = std::get<std::vector<std::string>>(err.param("known"));
-    for (const wire::OptionVariant& v : e.options) {
+    for (const wire::OptionVariant& v : e.options()) {
         std::vector<std::string> names;
         for (const OptionSpec* o : *v.set) names.push_back(o->name);
         if (names == known) return v.set;
@@ -122,7 +122,7 @@ TEST_CASE("options: every option of the table is read by its declaration - its k
     const auto calls = table_calls::calls(table_calls::new_model());
     std::size_t checked = 0;
     for (const wire::Entry* e : table_calls::rows()) {
-        if (e->options.empty()) continue;
+        if (e->options().empty()) continue;
         const std::string name = e->name;
         CAPTURE(name);
         for (const table_calls::Call& call : calls.at(e->name)) {

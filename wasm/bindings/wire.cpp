@@ -179,7 +179,7 @@ std::string wire_head(bool full) {
     s += joined(entries(), [full](const Entry& e) {
         std::string row = "{\"name\":" + quoted(e.name) + ",\"args\":" + joined(e.args, arg_json, '[', ']');
         if (full)
-            row += ",\"options\":" + options_json(e.options) + ",\"doc\":" + quoted(e.doc) + ",\"returns\":{" + type_json(e.returns) + "}";
+            row += ",\"options\":" + options_json(e.options()) + ",\"doc\":" + quoted(e.doc) + ",\"returns\":{" + type_json(e.returns()) + "}";
         return row + ",\"role\":" + quoted(role_name(e.role)) + "}";
     }, '[', ']');
     return s;

@@ -100,20 +100,24 @@ struct OptionVariant {
     const OptionSet* set;
 };
 
+// The options a row reads and what it returns are functions, called by describe_json() alone: the
+// table itself is built at a call's first use (the page's first computation), and building the
+// option sets and result declarations there too, with the code that does it, cost the page about
+// 12 ms of its load (V8 compiles each WebAssembly function at its first call).
 struct Entry {
     const char* name;                           // as JS calls it
     std::vector<ArgSpec> args;
-    std::vector<OptionVariant> options;         // the options it reads
+    std::vector<OptionVariant> (*options)();    // the options it reads
     const char* doc;                            // one line
     void (*run)(const Args&, Writer&);
-    Type returns;                               // what JS receives
+    Type (*returns)();                          // what JS receives
     Role role = Role::function;
 };
 
 // A row's result declaration from the C++ type its call returns (table.cpp's RUN).
 template <class Call>
-Type returns_of(Call) {
-    return result_type<std::decay_t<std::invoke_result_t<Call, const Args&>>>();
+constexpr auto returns_of(Call) {
+    return &result_type<std::decay_t<std::invoke_result_t<Call, const Args&>>>;
 }
 
 const std::vector<Entry>& entries();
