@@ -25,8 +25,7 @@ export default defineConfig(({ mode }) => {
     root: 'web',
     base: './',
     publicDir: false,
-    plugins: [lessonsPlugin(), labSections({ combined: !single }), katexWoff2Only(), compileHints(),
-      ...(single ? [viteSingleFile({ removeViteModuleLoader: true })] : [preloadCore()])],
+    plugins: [lessonsPlugin(), labSections({ combined: !single }), katexWoff2Only(), compileHints(), ...(single ? [viteSingleFile({ removeViteModuleLoader: true })] : [])],
     build: {
       outDir: single ? '../build/single' : '../dist',
       emptyOutDir: true,
@@ -74,25 +73,6 @@ function elementBuild() {
       },
     },
     worker: { format: 'iife' },
-  };
-}
-
-// The page's HTML asks for the core's .wasm at once, beside the entry's modules: every view of the
-// page (the whole page, an embedded section, a worksheet) needs it, and the page's code would ask
-// for it only once its modules have arrived and run (compileCore() in mount.js). The fetch that
-// compileCore() then makes is served from this preload (same URL, same CORS mode: `crossorigin`),
-// so with the CPU slowed 4x the bytes are in, and compiling, some 300 ms sooner.
-function preloadCore() {
-  return {
-    name: 'attention-lab-preload-core',
-    transformIndexHtml: {
-      order: 'post',
-      handler(html, { bundle }) {
-        const wasm = Object.keys(bundle ?? {}).find((f) => /attn_core-[\w-]+\.wasm$/.test(f));
-        if (!wasm) return html;
-        return [{ tag: 'link', attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: '' }, injectTo: 'head' }];
-      },
-    },
   };
 }
 
