@@ -3,11 +3,16 @@
 // 'attention-lab:interactive'), median and spread per build. For a before/after of a change to the
 // page's load, which the machine's load moves alike for both builds (docs/performance.md).
 //   node bench/ab-load.mjs DIST_A DIST_B [query = ?lang=en&embed=18.3] [loads = 9] [rate = 4]
+//   query `course`: the course page with three <attention-lab> elements (bench/course-page.mjs)
+import { rmSync } from 'node:fs';
 import { serve, launch } from '../tests/web/harness.mjs';
+import { coursePage } from './course-page.mjs';
 
 const [a, b, query = '?lang=en&embed=18.3', loads = '9', rate = '4'] = process.argv.slice(2);
 if (!a || !b) throw new Error('usage: node bench/ab-load.mjs DIST_A DIST_B [query] [loads] [rate]');
-const servers = [await serve(a), await serve(b)];
+const course = query === 'course';
+const dirs = course ? [coursePage(a), coursePage(b)] : [a, b];
+const servers = [await serve(dirs[0]), await serve(dirs[1])];
 const chrome = await launch();
 const times = [[], []];
 for (let i = 0; i <= Number(loads); i++) {
@@ -22,7 +27,7 @@ for (let i = 0; i <= Number(loads); i++) {
         }).observe({ type: 'mark', buffered: true });
       });
     });
-    await page.goto(servers[k].url + query, { waitUntil: 'commit' });
+    await page.goto(servers[k].url + (course ? '' : query), { waitUntil: 'commit' });
     const ms = await page.evaluate(() => window.__labInteractive);
     if (i > 0) times[k].push(ms);   // the first load of each warms up
     await page.context().close();
@@ -30,6 +35,7 @@ for (let i = 0; i <= Number(loads); i++) {
 }
 await chrome.close();
 for (const s of servers) s.close();
+if (course) for (const d of dirs) rmSync(d, { recursive: true, force: true });
 const q = (xs, p) => { const s = [...xs].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 for (const [k, dir] of [[0, a], [1, b]]) {
   const xs = times[k];

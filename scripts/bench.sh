@@ -15,6 +15,8 @@ if [[ ${1:-} == --smoke ]]; then
   node bench/page.mjs 3 1
   node bench/summary.mjs
   node bench/profile-page.mjs 18.3 4 3
+  node bench/profile-page.mjs embed 1
+  node bench/ab-load.mjs dist dist course 1 1
   node bench/train.mjs 0.1 en
   exit 0
 fi
