@@ -7,9 +7,10 @@
 import { rmSync } from 'node:fs';
 import { serve, launch } from '../tests/web/harness.mjs';
 import { coursePage } from './course-page.mjs';
+import { openInteractive, watchInteractive } from './interactive.mjs';
 
 const [a, b, query = '?lang=en&embed=18.3', loads = '9', rate = '4'] = process.argv.slice(2);
-if (!a || !b) throw new Error('usage: node bench/ab-load.mjs DIST_A DIST_B [query] [loads] [rate]');
+if (!a || !b || !(Number(loads) >= 1)) throw new Error('usage: node bench/ab-load.mjs DIST_A DIST_B [query] [loads >= 1] [rate]');
 const course = query === 'course';
 const dirs = course ? [coursePage(a), coursePage(b)] : [a, b];
 const servers = [await serve(dirs[0]), await serve(dirs[1])];
@@ -20,15 +21,8 @@ for (let i = 0; i <= Number(loads); i++) {
     const page = await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: Number(rate) });
-    await page.addInitScript(() => {
-      window.__labInteractive = new Promise((resolve) => {
-        new PerformanceObserver((list, observer) => {
-          for (const e of list.getEntries()) if (e.name === 'attention-lab:interactive') { observer.disconnect(); resolve(e.startTime); }
-        }).observe({ type: 'mark', buffered: true });
-      });
-    });
-    await page.goto(servers[k].url + (course ? '' : query), { waitUntil: 'commit' });
-    const ms = await page.evaluate(() => window.__labInteractive);
+    await watchInteractive(page);
+    const ms = await openInteractive(page, servers[k].url + (course ? '' : query));
     if (i > 0) times[k].push(ms);   // the first load of each warms up
     await page.context().close();
   }

@@ -15,8 +15,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, launch } from '../tests/web/harness.mjs';
-import { WAIT_MS } from '../tests/wait.mjs';
 import { coursePage } from './course-page.mjs';
+import { openInteractive, watchInteractive } from './interactive.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const EDITS = Number(process.argv[2] ?? 100);
@@ -50,25 +50,8 @@ async function newPage(rate, context = null) {
   const page = context ? await context.newPage() : await chrome.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate });
-  // The mark is awaited from inside the page (a PerformanceObserver set up before any of its
-  // scripts), not polled with page.waitForFunction: that evaluates Playwright's injected script
-  // (about 0.3 MB) in the page while it loads, on the same main thread, and made an embedded
-  // section look some 200 ms slower with the CPU slowed 4x.
-  await page.addInitScript(() => {
-    window.__labInteractive = new Promise((resolve) => {
-      new PerformanceObserver((list, observer) => {
-        for (const e of list.getEntries()) if (e.name === 'attention-lab:interactive') { observer.disconnect(); resolve(e.startTime); }
-      }).observe({ type: 'mark', buffered: true });
-    });
-  });
+  await watchInteractive(page);
   return page;
-}
-
-/** Load the page; resolves to the time of its mark 'attention-lab:interactive' (ms from navigation start). */
-async function openInteractive(page, url) {
-  await page.goto(url, { waitUntil: 'commit' });
-  return page.evaluate((wait) => Promise.race([window.__labInteractive,
-    new Promise((_, reject) => setTimeout(() => reject(new Error(`not interactive after ${wait / 1000} s: ${document.querySelector('.error')?.textContent ?? ''}`)), wait))]), WAIT_MS);
 }
 
 async function firstLoad(url = server.url) {

@@ -10,6 +10,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { serve, launch } from '../tests/web/harness.mjs';
 import { coursePage } from './course-page.mjs';
+import { interactiveMark, watchInteractive } from './interactive.mjs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const [which = '18.3', rate = '4', edits = '60'] = process.argv.slice(2);
@@ -35,17 +36,8 @@ await cdp.send('Emulation.setCPUThrottlingRate', { rate: Number(rate) });
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
 const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing'];
-// The mark is awaited from inside the page, as bench/page.mjs does: polling with
-// page.waitForFunction would evaluate Playwright's injected script in the page while it loads, and
-// the trace of a load would carry it (some 100 ms of the main thread with the CPU slowed 4x).
-await page.addInitScript(() => {
-  window.__labInteractive = new Promise((resolve) => {
-    new PerformanceObserver((list, observer) => {
-      for (const e of list.getEntries()) if (e.name === 'attention-lab:interactive') { observer.disconnect(); resolve(e.startTime); }
-    }).observe({ type: 'mark', buffered: true });
-  });
-});
-const ready = () => page.evaluate(() => window.__labInteractive);
+await watchInteractive(page);   // the mark, awaited from inside the page (bench/interactive.mjs)
+const ready = () => interactiveMark(page);
 
 if (section) {
   await page.goto(server.url + query);
@@ -83,12 +75,12 @@ await chrome.close();
 server.close();
 if (courseDir) rmSync(courseDir, { recursive: true, force: true });
 
-// the renderer's main thread: the thread named CrRendererMain with the most events
+// the renderer's main thread: the CrRendererMain thread that parsed the lab's HTML when the trace
+// has a load, else the CrRendererMain thread with the most events
 const events = trace.traceEvents ?? trace;
 const mains = events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`);
 const count = new Map();
 for (const e of events) { const k = `${e.pid}:${e.tid}`; if (mains.includes(k)) count.set(k, (count.get(k) ?? 0) + 1); }
-// the one that parsed the lab's HTML, when the trace has a load; else the busiest
 const parsed = events.find((e) => e.name === 'ParseHTML' && mains.includes(`${e.pid}:${e.tid}`) && e.args?.beginData?.url?.startsWith(server.url));
 const main = parsed ? `${parsed.pid}:${parsed.tid}` : [...count].sort((a, b) => b[1] - a[1])[0][0];
 const KIND = {

@@ -113,7 +113,7 @@ native.mha.forEach((n, i) => {
   const label = `multi-head attention (B ${n.B}, T ${n.T}, C ${n.C}, heads ${n.heads})`;
   // the JS forward is the same figure on both forward rows (it makes its weights, q, k and v on
   // the way to out, as JS arrays); TF.js's forward with every result downloads the six tensors
-  // the core's hands over (out, scores, weights, q, k, v), its out alone downloads out
+  // the core's forward hands over (out, scores, weights, q, k, v), its out alone downloads out
   for (const [kind, key, other] of [['forward, every result', 'forwardMs', 'forwardMs'], ['forward, out alone', 'forwardOutMs', 'forwardMs'],
     ['forward+backward', 'fwdBwdMs', 'fwdBwdMs']]) {
     const a = median(n[key]), b = median(w[key]), c = median(j[other]), d = median(tj[key]);
@@ -133,7 +133,7 @@ for (const r of rows) {
   const opt = (v) => (v === undefined ? '' : fmt(v));
   const ratio = (v) => (v === undefined ? '' : v.toFixed(2));
   console.log([r.work, r.unit, fmt(r.native), fmt(r.wasm), opt(r.js), opt(r.tfjs),
-    r['native/wasm'] ? `native ${r['native/wasm'].toFixed(2)}x faster` : ratio(r['wasm/native']), ratio(r['wasm/js']), ratio(r['wasm/tfjs'])].join(' | '));
+    r['native/wasm'] ? (r['native/wasm'] >= 1 ? `native ${r['native/wasm'].toFixed(2)}x faster` : `WASM ${(1 / r['native/wasm']).toFixed(2)}x faster`) : ratio(r['wasm/native']), ratio(r['wasm/js']), ratio(r['wasm/tfjs'])].join(' | '));
 }
 // The targets' ratios compare native and WASM timed in turn, repeat by repeat (one native process
 // per repeat, `attn_bench --mha`, then one WASM repeat), so that a change in the machine's load

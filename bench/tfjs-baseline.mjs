@@ -33,8 +33,8 @@ function mha(x, wq, wk, wv, B, T, C, D, NH, all = false) {
 }
 
 // The tensors' values as typed arrays, read outside tf.tidy: tidy walks what its function returns
-// looking for tensors, element by element through a typed array, which took seconds for the
-// (B, NH, T, T) scores and weights.
+// looking for tensors, element by element through a typed array (seconds for the (B, NH, T, T)
+// scores and weights).
 function download(tensors) {
   const list = Array.isArray(tensors) ? tensors : [tensors];
   const values = list.map((t) => t.dataSync());

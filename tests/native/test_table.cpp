@@ -157,7 +157,7 @@ TEST_CASE("table: every row writes exactly the result it declares, and each opti
         const auto it = calls.find(e->name);
         REQUIRE_MESSAGE(it != calls.end(), "no call for the row in tests/native/table_calls.hpp");
         std::set<std::string> seen, declared;
-        const bool declared_returns = e->returns != nullptr;
+        const bool declared_returns = e->returns.call != nullptr;
         REQUIRE_MESSAGE(declared_returns, "the row has no result declaration");
         const wire::Type returns = e->returns();
         optional_parts(returns, "", declared);
@@ -179,7 +179,7 @@ TEST_CASE("table: each call reads one of the option sets its row declares, and e
     for (const wire::Entry* e : table_calls::rows()) {
         const std::string name = e->name;
         CAPTURE(name);
-        const bool declared_options = e->options != nullptr;
+        const bool declared_options = e->options.call != nullptr;
         REQUIRE_MESSAGE(declared_options, "the row has no options function");
         const std::vector<wire::OptionVariant> options = e->options();
         const auto option_args = std::count_if(e->args.begin(), e->args.end(), [](const wire::ArgSpec& a) { return a.kind == wire::Kind::options; });

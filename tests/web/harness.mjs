@@ -40,10 +40,10 @@ export async function launch() {
   const browser = await chromium.launch({
     timeout: WAIT_MS,
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    // Chromium 156 builds its omnibox popup (a WebUI page of some 400 requests, chrome://omnibox-popup.top-chrome)
-    // in a renderer of its own for every new window, which headless Playwright opens for every new
-    // context: on a 2-core machine it took the CPU from the page under test while that page loaded.
-    // A phone's browser has no such thing; the features below keep it from being built.
+    // Chromium 156 builds its omnibox popup (a WebUI page, chrome://omnibox-popup.top-chrome, of
+    // hundreds of requests) in a renderer of its own for every new window, which headless Playwright
+    // opens for every new context: on a 2-core machine it takes the CPU from the page under test
+    // while that page loads. A phone's browser has no such page; these features keep it from being built.
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync',
       '--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup,PreloadTopChromeWebUI'],

@@ -100,17 +100,27 @@ struct OptionVariant {
     const OptionSet* set;
 };
 
-// The options a row reads and what it returns are functions, called by describe_json() alone: the
-// table itself is built at a call's first use (the page's first computation), and building the
-// option sets and result declarations there too, with the code that does it, cost the page about
-// 12 ms of its load (V8 compiles each WebAssembly function at its first call).
+// A function a row holds, never null: a function pointer or a captureless lambda. It has no
+// default, so a row cannot leave one out with `{}` (a row without options says `none`).
+template <class R>
+struct RowFn {
+    R (*call)();
+    template <class F>
+    constexpr RowFn(F f) : call(f) {}
+    R operator()() const { return call(); }
+};
+
+// The options a row reads and what it returns are functions that only describe_json() calls:
+// wire_json() builds the table when the core loads, and V8 compiles each WebAssembly function at
+// its first call, so building every option set and result declaration there would compile and
+// run that code in every page's load (docs/performance.md, "The core's table at load").
 struct Entry {
     const char* name;                           // as JS calls it
     std::vector<ArgSpec> args;
-    std::vector<OptionVariant> (*options)();    // the options it reads
+    RowFn<std::vector<OptionVariant>> options;  // the options it reads
     const char* doc;                            // one line
     void (*run)(const Args&, Writer&);
-    Type (*returns)();                          // what JS receives
+    RowFn<Type> returns;                        // what JS receives
     Role role = Role::function;
 };
 
