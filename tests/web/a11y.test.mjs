@@ -404,6 +404,33 @@ test('prefers-reduced-motion: nothing on the page moves (CSS or script animation
   await page.close();
 });
 
+// ---- the accessibility tree ----
+
+// A section whose lab is not built yet skips layout while off screen (content-visibility), and
+// Chromium leaves a skipped section out of the accessibility tree; every lab is built within a few
+// idle moments of the load, and a lesson's MathML comes back in the same moments
+// (web/src/mathml-later.js). After that a screen reader has the whole page.
+test('screen readers get the whole page once its labs are built: every section\'s headings and every formula', async () => {
+  for (const lang of LANGS) {
+    const { page, errors } = await openPage(chrome.browser, `${server.url}?lang=${lang}`);
+    await labMounted(page);
+    await page.waitForFunction(() => [...document.querySelectorAll('.katex-mathml')].every((s) => s.firstChild));
+    const cdp = await page.context().newCDPSession(page);
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    await cdp.detach();
+    const headings = new Set(nodes.filter((n) => !n.ignored && n.role?.value === 'heading').map((n) => n.name?.value));
+    const titles = await page.$$eval('.lab-section > h2', (hs) => hs.map((h) => h.textContent));
+    assert.equal(titles.length, SECTIONS.length);
+    assert.deepEqual(titles.filter((t) => !headings.has(t)), [], `${lang}: headings the accessibility tree does not have`);
+    // every formula that is not inside a closed <details> (hints, solutions) is math to a screen reader
+    const shown = await page.$$eval('.katex-mathml > math', (ms) => ms.filter((m) => !m.closest('details:not([open])')).length);
+    const maths = nodes.filter((n) => !n.ignored && n.role?.value === 'MathMLMath').length;
+    assert.ok(shown > 100 && maths >= shown, `${lang}: ${maths} math nodes for ${shown} formulas`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
 // ---- text alternatives ----
 
 test('charts and heatmaps carry their numbers as text: named images, named tables reachable by keyboard', async () => {

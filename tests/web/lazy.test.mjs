@@ -124,6 +124,43 @@ test('18.4 answers input before its variance Monte Carlo, which draws the chart 
   await page.close();
 });
 
+// A lesson's formulas show their picture at once and get their MathML (what screen readers read)
+// back in the idle moments after the first frame, a few per moment, or all at once before printing
+// (web/src/mathml-later.js); the accessibility tree then has every formula as math.
+test('a lesson\'s MathML comes back in idle moments, or before printing, and screen readers get every formula', async () => {
+  const mathNodes = async (page) => {
+    const cdp = await page.context().newCDPSession(page);
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    await cdp.detach();
+    return nodes.filter((n) => !n.ignored && n.role?.value === 'MathMLMath').length;
+  };
+  const formulas = (page) => sec(page, '18.3').locator('.lesson .katex').evaluateAll((ks) => ks.map((k) => ({
+    picture: !!k.querySelector('.katex-html'), maths: k.querySelectorAll('.katex-mathml > math').length,
+    tex: k.querySelector('.katex-mathml annotation[encoding="application/x-tex"]')?.textContent ?? null })));
+  const { page, errors } = await openHeld('?embed=18.3&lang=en');
+  const before = await formulas(page);
+  assert.ok(before.length > 20, `${before.length} formulas`);
+  assert.ok(before.every((f) => f.picture && f.maths === 0), 'pictures now, MathML held back');
+  assert.equal(await mathNodes(page), 0);
+  // one idle moment puts back eight, and asks for another
+  await page.evaluate(() => window.__idle.shift()({ timeRemaining: () => 50, didTimeout: false }));
+  assert.equal((await formulas(page)).filter((f) => f.maths === 1).length, 8);
+  await page.evaluate(() => { while (window.__idle.length) window.__idle.shift()({ timeRemaining: () => 50, didTimeout: false }); });
+  const after = await formulas(page);
+  assert.ok(after.every((f) => f.maths === 1 && f.tex), 'every formula has its MathML, with its TeX');
+  assert.ok(after.some((f) => f.tex.includes('\\sqrt')), 'the TeX is the lesson\'s');
+  assert.ok(await mathNodes(page) >= after.length - 4, 'screen readers get the formulas (those in closed details aside)');
+  assert.deepEqual(errors, []);
+  await page.close();
+
+  const printed = await openHeld('?embed=18.3&lang=zh');
+  assert.ok((await formulas(printed.page)).every((f) => f.maths === 0));
+  await printed.page.evaluate(() => dispatchEvent(new Event('beforeprint')));
+  assert.ok((await formulas(printed.page)).every((f) => f.maths === 1), 'all back before printing');
+  assert.deepEqual(printed.errors, []);
+  await printed.page.close();
+});
+
 // An embedded section is interactive before its exercises exist: they are built in the first idle
 // moment after its lab (18.8's build a model to read its given V), and then the page marks
 // attention-lab:mounted. A click on the progress view's link to one builds them at once.

@@ -41,6 +41,7 @@ import { download } from './widgets/export-menu.js';
 import { pytorchPanel } from './widgets/pytorch-panel.js';
 import { lazyPanel } from './widgets/lazy-panel.js';
 import { prediction } from './widgets/predict.js';
+import { mathmlLater } from './mathml-later.js';
 
 // lazy: the lab (its controller's widgets and first computation) and the exercises (their given
 // values come from the core), most of a section's cost, are built only when start() is called;
@@ -59,6 +60,9 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
     h('div.lesson'));
   el.querySelector('.lesson').innerHTML = lesson.html;   // rendered at build time from our Markdown, raw HTML disabled
   for (const wide of el.querySelectorAll('.lesson .katex-display, .lesson pre')) keyboardScrollable(wide);   // they scroll on a phone
+  // the formulas' MathML (for screen readers) comes back after the first frame (mathml-later.js)
+  const mathml = mathmlLater(el.querySelector('.lesson'));
+  if (mathml.pending()) addEventListener('beforeprint', mathml.flush, { once: true });
   const slot = controller ? h('div.lab-pending', { 'aria-busy': 'true' }) : null;
   if (slot) el.append(slot);
   // the exercises, after the lab; a lazy section builds them with its lab (they cost as much as
