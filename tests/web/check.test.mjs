@@ -406,7 +406,7 @@ test('18.1: a transposed answer, a wrong shape, text that cannot be read (the re
   const zh = await lab.open('?embed=18.1&lang=zh');
   await openPanel(zh.page);
   const bad = await check(zh.page, 'tensor([[1., ..., 2.]])');
-  assert.equal(bad.error, `${strings.zh.paste_elided} ${strings.zh.keep}`);
+  assert.equal(bad.error, `${strings.zh.paste_elided}${strings.zh.keep}`);   // no space after 。
   assert.equal(await panelOf(zh.page).locator(':scope > summary').textContent(), '核对我的结果');
   assert.deepEqual(zh.errors, []);
   await zh.page.close();

@@ -276,11 +276,18 @@ test('a bad cell is marked and explained, and the last good result stays', async
     nearAll(await y(), good, 0, `kept after ${JSON.stringify(text)}`);
   }
   assert.equal(await page.locator('.cell-error b').count(), 0, 'text is never rendered as HTML');
+  assert.match(await fig(page, '18.1', 'x').locator('.cell-error').textContent(), /is not a number\. The results keep the last valid input\.$/);
   await typeCell(page, '18.1', 'x', 2, 1, '8');
   assert.equal(await fig(page, '18.1', 'x').locator('.cell-error').isVisible(), false);
   near((await y())[2][1], (0 + 4 + 8) / 3, 1e-15);
   assert.deepEqual(errors, []);
   await page.close();
+  // in Chinese the two sentences follow each other with no space (none after 。)
+  const zh = await open('?embed=18.1&lang=zh');
+  await typeCell(zh.page, '18.1', 'x', 2, 1, 'abc');
+  assert.equal(await fig(zh.page, '18.1', 'x').locator('.cell-error').textContent(), '第 2 行第 1 列的“abc”不是数字。其余结果仍是按上一次的有效输入算出的。');
+  assert.deepEqual(zh.errors, []);
+  await zh.page.close();
 });
 
 test('the URL holds the state: a link reproduces the view; reset restores the defaults', async () => {

@@ -116,9 +116,12 @@ export const shared = {
 
 export function makeT(lang, ...tables) {
   const all = [...tables, shared];
-  return (key, params = {}) => {
+  const t = (key, params = {}) => {
     let s = key;
     for (const table of all) if (table?.[lang] && Object.hasOwn(table[lang], key)) { s = table[lang][key] ?? key; break; }
     return s.includes('{') ? s.replace(/\{(\w+)\}/g, (_, k) => (params[k] !== undefined ? String(params[k]) : `{${k}}`)) : s;
   };
+  /** Sentences one after another: with a space in English, none after Chinese punctuation. */
+  t.sentences = (...parts) => parts.filter(Boolean).join(lang === 'zh' ? '' : ' ');
+  return t;
 }

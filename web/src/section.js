@@ -144,7 +144,7 @@ function mountController(slot, controller, schema, { el, spec, t, lang, core, co
     } catch (e) {
       const text = errorMessage(lang, e);
       const owner = ownerOf(e);
-      if (owner) owner.invalid(`${text} ${t('cellKeep')}`);
+      if (owner) owner.invalid(t.sentences(text, t('cellKeep')));
       status.replaceChildren(...(owner ? [] : [h('strong', {}, t('coreError')), ' ', text]));
       status.classList.toggle('error', !owner);
       el.classList.add('has-error');
@@ -189,7 +189,7 @@ function stateFileTools(section, spec, schema, t, getState, setState) {
       return;
     }
     setState(r.state);
-    say([t('stateLoaded', { file: name }), r.rejected.length ? t('stateRejected', { names: r.rejected.join(', ') }) : ''].join(' ').trim());
+    say(t.sentences(t('stateLoaded', { file: name }), r.rejected.length ? t('stateRejected', { names: r.rejected.join(', ') }) : ''));
   }
   input.addEventListener('change', () => { load(input.files[0]); input.value = ''; });
   section.addEventListener('dragover', (e) => {

@@ -229,16 +229,21 @@ function drawMarks(parts, { width, height, m, px, py }, d) {
   const marks = d.marks ?? [];
   const markEls = pool(parts.marks, marks.length, () => {
     const g = s('g', { class: 'mark' });
-    g.append(s('circle', { r: 7, fill: 'none', 'stroke-width': 2.5 }), s('text', { class: 'mark-label' }));
+    g.append(s('circle', { r: 7, fill: 'none', 'stroke-width': 2.5 }), s('line', { class: 'mark-leader', 'stroke-width': 1, 'stroke-dasharray': '2 3' }),
+      s('text', { class: 'mark-label' }));
     return g;
   });
   marks.forEach((mk, i) => {
-    const [ring, text] = markEls[i].children;
+    const [ring, leader, text] = markEls[i].children;
     const x = px(mk.x), y = py(mk.y), colour = COLOURS[(mk.series ?? 0) % COLOURS.length];
     setAttrs(ring, { cx: x, cy: y, stroke: colour });
-    // the label sits on the side with room: left of a point in the right half, above a point in the lower half
-    const below = y < m.t + (height - m.t - m.b) / 2;
-    setAttrs(text, { x: x > width / 2 ? x - 10 : x + 10, y: below ? y + 22 : y - 12, 'text-anchor': x > width / 2 ? 'end' : 'start' }).textContent = mk.label;
+    // the label sits on the side with room: left of a point in the right half; under a point in the
+    // upper half, and for a point in the lower half (where curves that fall towards it run, as a
+    // loss does towards its best point) at the top of the plot, joined to its ring by a dotted line
+    const upper = y < m.t + (height - m.t - m.b) / 2;
+    const ty = upper ? y + 22 : m.t + 12;
+    setAttrs(leader, upper ? { x1: x, y1: y, x2: x, y2: y, stroke: 'none' } : { x1: x, y1: ty + 4, x2: x, y2: y - 8, stroke: colour });
+    setAttrs(text, { x: x > width / 2 ? x - 10 : x + 10, y: ty, 'text-anchor': x > width / 2 ? 'end' : 'start' }).textContent = mk.label;
   });
 }
 

@@ -150,7 +150,7 @@ export function checkPanel({ lang, core, section, details }) {
     box.setAttribute('aria-describedby', text ? `${msg.el.id} ${hintId}` : hintId);
   };
   /** Nothing checked: say why beside the box; the last result stays. */
-  const fail = (text) => say(`${text} ${t('keep')}`);
+  const fail = (text) => say(t.sentences(text, t('keep')));
 
   function readBox() {
     try {

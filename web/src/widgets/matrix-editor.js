@@ -95,7 +95,7 @@ export function matrixEditor({ t, label, names, onChange, minRows = 1, maxRows =
       const e = errors[0];
       const key = e.kind === 'empty' ? 'cellEmpty' : e.kind === 'nan' ? 'cellNaN' : 'cellInf';
       // rows and columns counted from 0, as the tables label them
-      invalid(`${t(key, { row: e.i, col: e.j, text: e.text.slice(0, 40) })} ${t('cellKeep')}`);
+      invalid(t.sentences(t(key, { row: e.i, col: e.j, text: e.text.slice(0, 40) }), t('cellKeep')));
       return;
     }
     invalid(null);
