@@ -67,7 +67,7 @@ const paintedRows = PAGE_ROWS.slice(0, 4).map(([measure, label]) => [measure, pa
 const paintedFloor = fl(0, 4)?.painted;
 if (paintedFloor && paintedRows.every(([, r]) => r?.x4?.painted)) {
   console.log(`to the first frame painted after the mark (what the student sees), CPU 4x slower, p95: ${paintedRows
-    .map(([m, r]) => `${m.replace(/ to (all )?interactive$/, '')} ${ms(r.x4.painted.p95)} (floor ${Math.round(paintedFloor.p95)} + ${Math.round(r.x4.painted.p95 - paintedFloor.p95)})`).join('; ')}`);
+    .map(([m, r]) => `${m.replace(/,? to (all )?interactive$/, '')} ${ms(r.x4.painted.p95)} (floor ${Math.round(paintedFloor.p95)} + ${Math.round(r.x4.painted.p95 - paintedFloor.p95)})`).join('; ')}`);
 }
 if (page.bytes) {
   console.log(`first load, gzip without fonts: whole page ${kb(page.bytes.wholePage)}, ?embed=18.3 ${kb(page.bytes.embed)}, `
