@@ -421,7 +421,7 @@ test('18.1: a transposed answer, a wrong shape, text that cannot be read (the re
   assert.equal(await p8.locator('.check-inputs').isHidden(), true);
   await p8.locator('.check-inputs-show').evaluate((d) => { d.open = true; });
   const told = await check(s8.page, 'tensor([[1., 0.], [0.5, 0.5]])');
-  assert.equal(told.error, `${strings88.zh.checkWaiting} ${strings.zh.keep}`);
+  assert.equal(told.error, `${strings88.zh.checkWaiting}${strings.zh.keep}`);
   assert.equal(await p8.locator('code.check-inputs-code').textContent(), '');
   assert.deepEqual(s8.errors, []);
   await s8.page.close();

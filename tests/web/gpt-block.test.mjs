@@ -65,7 +65,7 @@ const shown = (s8) => s8.evaluate((el) => {
   const role = (r) => [...el.querySelectorAll(`.lab [data-stage-role="${r}"]`)].map((f) => f.dataset.name).sort();
   return { current: el.querySelector('.stepper ol.step-flow li[aria-current="step"]')?.dataset.stage ?? null, reads: role('reads'), makes: role('makes'),
     visible: [...el.querySelectorAll('.step-extra figure[data-name^="b-"]')].filter((f) => !f.hidden).map((f) => f.dataset.name).sort(),
-    formulas: [...el.querySelectorAll('.lesson .katex-display.stage-formula annotation')].map((a) => a.textContent),
+    formulas: [...el.querySelectorAll('.lesson .katex-display.stage-formula .katex')].map((k) => k.dataset.tex),
     where: el.querySelector('.stepper .step-where').textContent, explains: !el.querySelector('div.provenance').hidden };
 });
 

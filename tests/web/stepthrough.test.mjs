@@ -25,7 +25,8 @@ const stageParam = (page) => new URL(page.url()).searchParams.get('s3.stage');
 async function shown(page) {
   return s3(page).evaluate((el) => {
     const role = (r) => [...el.querySelectorAll(`.lab [data-stage-role="${r}"]`)].map((f) => f.dataset.name).sort();
-    const formulas = [...el.querySelectorAll('.lesson .katex-display.stage-formula annotation')].map((a) => a.textContent);
+    // the formula's TeX: data-tex (mathml-later.js keeps it there while the MathML waits for an idle moment)
+    const formulas = [...el.querySelectorAll('.lesson .katex-display.stage-formula .katex')].map((k) => k.dataset.tex);
     return { current: el.querySelector('ol.step-flow li[aria-current="step"]')?.dataset.stage ?? null, reads: role('reads'), makes: role('makes'),
       formulas, where: el.querySelector('.step-where').textContent,
       line: el.querySelector('.step-formula').innerHTML,
@@ -114,6 +115,9 @@ test('a link opens the step-through at its stage; an unknown stage falls back an
   async function expectStageZh(p) {
     const s = await shown(p);
     assert.deepEqual([s.current, s.reads, s.makes], ['a', ['mask', 's'], ['a']]);
+    // its lesson formula is highlighted at once, before the lesson's MathML is back
+    assert.equal(s.formulas.length, 1);
+    assert.ok(s.formulas[0].includes('softmax'), s.formulas[0]);
     assert.match(s.where, /^第 6 \/ 7 步：A = softmax\(S \+ M\)$/);
     assert.equal(await s3(p).locator('button.step-toggle').textContent(), '退出逐步查看');
   }

@@ -62,7 +62,6 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
   for (const wide of el.querySelectorAll('.lesson .katex-display, .lesson pre')) keyboardScrollable(wide);   // they scroll on a phone
   // the formulas' MathML (for screen readers) comes back after the first frame (mathml-later.js)
   const mathml = mathmlLater(el.querySelector('.lesson'));
-  if (mathml.pending()) addEventListener('beforeprint', mathml.flush, { once: true });
   const slot = controller ? h('div.lab-pending', { 'aria-busy': 'true' }) : null;
   if (slot) el.append(slot);
   // the exercises, after the lab; a lazy section builds them with its lab (they cost as much as
@@ -84,7 +83,7 @@ export function mountSection(spec, { core, coreModule, resources, lang, lesson, 
   };
   if (!slot || (!lazy && !exercisesLater)) mountExercises();   // a section without a lab: its exercises are what it shows
   if (!lazy) start();
-  return { el, start, started: () => !slot || !slot.parentNode, buildExercises: mountExercises, destroy: () => view?.destroy?.() };
+  return { el, start, started: () => !slot || !slot.parentNode, buildExercises: mountExercises, destroy: () => { mathml.stop(); view?.destroy?.(); } };
 }
 
 function mountController(slot, controller, schema, { el, spec, t, lang, core, coreModule, resources, initial, onState }) {

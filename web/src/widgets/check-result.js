@@ -99,7 +99,7 @@ export function checkResult({ t, lang, root }) {
 
   /** The mistake's sentence and where the lesson explains it. */
   const mistakeLines = (check, ids) => ids.map((id) => h('p.check-mistake', { 'data-mistake': id },
-    t(`mistake_${check}_${id}`), ' ', lessonLink(t, lang, root, LESSON_PLACES[`${check}/${id}`])));
+    t(`mistake_${check}_${id}`), lang === 'zh' ? '' : ' ', lessonLink(t, lang, root, LESSON_PLACES[`${check}/${id}`])));
 
   /**
    * Show a diagnosis. d: core.diagnose's result; parsed: the student's tensor (parse-tensor.js);

@@ -152,8 +152,8 @@ function floatingPanel(el, home) {
       if (c !== el && r.height && ((r.top < a.bottom && r.bottom > a.top) || c.querySelector('[data-prov]'))) bottom = Math.max(bottom, r.bottom);
     }
     el.style.top = `${Math.round(bottom - lab.getBoundingClientRect().top - lab.clientTop + 6)}px`;
-    // a section draws nothing past its own edge (content-visibility): a panel longer than what
-    // follows its row makes the lab that much longer, below everything pointed at
+    // a panel longer than what follows its row makes the lab that much longer, below everything
+    // pointed at, so that it stays inside its section
     const section = lab.closest('.lab-section') ?? lab;
     lab.style.paddingBottom = '';
     const over = Math.ceil(el.getBoundingClientRect().bottom + 8 - section.getBoundingClientRect().bottom);

@@ -9,7 +9,7 @@
 //   name: the region's accessible name when a page has more than one stepper (default: the title)
 //     -> {el, set(stageId), shapes({stageId: 'shape text'}), extra: element for stage-only figures, stop()}
 // names are the data-name of the section's figures; tex(source) picks the lesson's display
-// formula(s) of the stage from their TeX source (KaTeX keeps it in an annotation).
+// formula(s) of the stage from their TeX source (KaTeX keeps it in an annotation; data-tex on the formula while that waits).
 import { h, setText, setHidden, setAttr, subscripts } from './dom.js';
 
 const PLAY_MS = 1800, PLAY_MS_REDUCED = 4000;
@@ -55,7 +55,8 @@ function mark(root, stage, t) {
   for (const n of stage.reads) tag(n, 'reads');
   for (const n of stage.makes) tag(n, 'makes');
   for (const d of root.querySelectorAll('.lesson .katex-display')) {
-    const tex = d.querySelector('annotation[encoding="application/x-tex"]')?.textContent ?? '';
+    // the TeX source: data-tex while the MathML waits for an idle moment (mathml-later.js)
+    const tex = d.querySelector('.katex')?.dataset.tex ?? d.querySelector('annotation[encoding="application/x-tex"]')?.textContent ?? '';
     if (stage.tex(tex)) d.classList.add('stage-formula');
   }
 }

@@ -121,7 +121,7 @@ function futureCheck(ctx, train) {
       if (p.mapped.size) lines.push(t('mapped', { pairs: [...p.mapped].map(([a, b]) => `${shown(a)} → ${shown(b)}`).join(', ') }));
       if (p.n < 2) lines.push(t('tooShort'));
       else if (p.t !== s.t) lines.push(t('tClamped', { n: p.n, max: p.t }));
-      probeNote.textContent = lines.join(' ');
+      probeNote.textContent = t.sentences(...lines);
       probeNote.classList.toggle('bad', p.missing.size > 0 || p.n < 2);
     },
     paintFuture({ result, text, t: at }) {
@@ -200,7 +200,7 @@ export function trainingView(ctx, train) {
     paintStatus(r, s) {
       c.paint(r, s, status);
       if (!r.progress?.step) c.keep.close();   // nothing trained (a new model, a reset): nothing to keep
-      notes.textContent = [s.source === 'shipped' ? t('shortNote') : '', s.causal ? '' : t('noMaskNote')].filter(Boolean).join(' ');
+      notes.textContent = t.sentences(s.source === 'shipped' ? t('shortNote') : '', s.causal ? '' : t('noMaskNote'));
       notes.hidden = !notes.textContent;
     },
     /** The rest, once there is a model: only what changed. True when the maps were drawn again or their traces arrived. */
