@@ -4,7 +4,8 @@
 // to interactive, and to the first frame painted after it, of the whole page, of an embedded
 // section (a first visit, and a student coming back, with the browser's cache) and of a course
 // page with three <attention-lab> elements (18.2, 18.3, 18.4: every one rendered); edit to next
-// paint (median and p95 over 100 edits) in 18.3 and 18.4 at the default sizes and at T = 64; and the same two measures of a page that does nothing
+// paint (median and p95 over 100 edits) in 18.3 and 18.4 at the default sizes and at T = 64; and
+// the same two measures of a page that does nothing
 // (the floor of this browser and machine). Each target is a distance above that floor, measured in
 // the same run at the same CPU rate (issue 23): p95 <= floor p95 + allowance, "met" or "NOT met".
 // Writes bench/results/page.json.

@@ -1,5 +1,6 @@
 // The browser's idle periods, for work no first paint needs (mount.js's labs out of view, 18.4's
-// variance Monte Carlo, a lesson's MathML: mathml-later.js). Looked up at each call, so that a test can hold the callbacks back.
+// variance Monte Carlo, a lesson's MathML: mathml-later.js). Looked up at each call, so that a
+// test can hold the callbacks back.
 
 /** Run f in the next idle period, at most `timeout` ms from now; a short timer where the browser
  * has no requestIdleCallback. Returns an id for cancelIdle. */

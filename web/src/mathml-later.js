@@ -11,8 +11,8 @@ import { whenIdle, cancelIdle } from './idle.js';
 const PER_IDLE = 8;   // formulas a section puts back per idle period
 
 /** Take the MathML out of every formula under `root` and put it back in idle periods. Returns
- * {flush(): put back at once whatever is still out (before printing, say), pending(): how many
- * are out, stop(): put nothing more back (the section is gone)}. */
+ * {flush(): put back at once whatever is still out (before printing, say), stop(): put nothing
+ * more back (the section is gone)}. */
 export function mathmlLater(root) {
   const held = [];
   for (const span of root.querySelectorAll('.katex-mathml')) {
@@ -39,7 +39,6 @@ export function mathmlLater(root) {
   }
   return {
     flush,
-    pending: () => held.length,
     stop() {
       if (id !== null) cancelIdle(id);
       id = null;
