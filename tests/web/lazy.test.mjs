@@ -124,6 +124,50 @@ test('18.4 answers input before its variance Monte Carlo, which draws the chart 
   await page.close();
 });
 
+// An edit costs the browser in proportion to what it changes. A toggle of 18.4's mask writes its
+// heatmap's cells and row marks and nothing else (a refresh sets every control: the values it
+// already shows are not written again), and no style rule makes Chromium look through the whole
+// document after it (a `:root:has(...)` rule did: the root's style was recomputed, searching every
+// element, after each change anywhere: about 5 ms per edit with the CPU slowed 4x).
+test('a toggle of 18.4\'s mask changes its heatmap\'s cells and nothing else, and restyles nothing outside its section', async () => {
+  const { page, errors } = await openPage(chrome.browser, `${server.url}?lang=en`);
+  await page.waitForFunction(() => performance.getEntriesByName('attention-lab:mounted').length > 0);
+  const changed = () => page.evaluate(async () => {
+    const sec = document.querySelector('.lab-section[data-section="18.4"]');
+    const seen = [];
+    const mo = new MutationObserver((ms) => {
+      for (const m of ms) {
+        const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+        // <html data-url-due> says that the URL will be written (no style rule reads it)
+        if (!el.closest('table.heatmap') && m.attributeName !== 'data-url-due') seen.push(`${m.type} ${m.attributeName ?? ''} ${el.tagName} ${el.dataset.name ?? el.className}`);
+      }
+    });
+    mo.observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
+    sec.querySelector('[data-name="causal"]').click();
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    mo.disconnect();
+    return seen;
+  });
+  await sec(page, '18.4').scrollIntoViewIfNeeded();   // visited: the progress view has counted it
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  assert.deepEqual(await changed(), [], 'the mask off: only the heatmap changed');
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline.invalidationTracking' });
+  assert.deepEqual(await changed(), [], 'the mask on again: only the heatmap changed');
+  await cdp.send('Tracing.end');
+  await done;
+  const restyles = events.filter((e) => e.name === 'StyleRecalcInvalidationTracking').map((e) => e.args.data);
+  assert.ok(restyles.some((d) => d.nodeName.startsWith('TD') && /style/i.test(d.reason)), 'the trace has the cells\' new colours');
+  const byHas = restyles.filter((d) => /:has\(\)/.test(d.reason)).map((d) => d.nodeName.split(' ')[0]);
+  // only the section (its `:has(> .lab-pending)`) and the figures in it (their error outline's)
+  assert.ok(byHas.every((n) => n === 'SECTION' || n === 'FIGURE'), `restyled by a :has() rule: ${[...new Set(byHas)]}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 // A lesson's formulas show their picture at once and get their MathML (what screen readers read)
 // back in the idle moments after the first frame, a few per moment, or all at once before printing
 // (web/src/mathml-later.js); the accessibility tree then has every formula as math.

@@ -114,6 +114,9 @@ async function main() {
 
 // ?print=worksheet: the chosen sections' exercises laid out for paper instead of the lab.
 async function worksheet() {
+  // on the root as well, for its background: a `:root:has(body.worksheet-mode)` rule made Chromium
+  // search the whole document for the class after every change the lab page made to its DOM
+  document.documentElement.classList.add('worksheet-mode');
   document.body.classList.add('worksheet-mode');
   const loading = h('p.loading', { role: 'status' }, t('loading'));
   const root = h('main', {}, loading);

@@ -3,7 +3,7 @@
 import { heatmap } from '../widgets/heatmap.js';
 import { readout, button } from '../widgets/controls.js';
 import { lineChart, barChart } from '../widgets/chart.js';
-import { h } from '../widgets/dom.js';
+import { h, setText, setHidden } from '../widgets/dom.js';
 import { provenance } from '../widgets/provenance.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt } from '../format.js';
@@ -185,9 +185,10 @@ export default {
       compute: (s, core) => computeAll(s, core, { withVariance: !varianceLater }),
       destroy() { if (idleId !== null) cancelIdle(idleId); },
       paint(r, s) {
-        hsLine.textContent = t('hs', { C: s.C, heads: s.heads, hs: r.hs });
+        setText(hsLine, t('hs', { C: s.C, heads: s.heads, hs: r.hs }));
         paintMaps(r, s);
-        maps[1].el.hidden = maps[2].el.hidden = !revealed;
+        setHidden(maps[1].el, !revealed);
+        setHidden(maps[2].el, !revealed);
         prov.update(s);
         showScales.hidden = revealed || predictScale.open;
         if (predictScale.waiting) predictScale.settle(r.scaleEffect);

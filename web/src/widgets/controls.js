@@ -1,6 +1,6 @@
 // Small form controls. Each calls onChange with a valid value, or marks itself and explains.
 // invalid(text) shows a message beside the control (a core error it caused); invalid(null) clears it.
-import { h, nextId, messageLine } from './dom.js';
+import { h, nextId, messageLine, setText, setAttr } from './dom.js';
 
 export function toggle({ label, onChange, name, id = nextId('tg') }) {
   const input = h('input', { type: 'checkbox', id, 'data-name': name, onchange: () => onChange(input.checked) });
@@ -54,11 +54,12 @@ export function integer({ t, label, min, max, onChange, name, id = nextId('int')
   const labelEl = h('span', {}, label);
   const el = h('label.control.integer', { for: id }, labelEl, ' ', input, ' ', msg.el);
   function set(v, limits = {}) {
-    if (limits.label !== undefined) labelEl.textContent = limits.label;
+    // only what changed is written: a refresh sets every control, and each write is a DOM change
+    if (limits.label !== undefined) setText(labelEl, limits.label);
     min = limits.min ?? min;
     max = limits.max ?? max;
-    input.min = String(min);
-    input.max = String(max);
+    setAttr(input, 'min', String(min));
+    setAttr(input, 'max', String(max));
     if (Number(input.value) !== v || input.value === '') input.value = String(v);
     msg.show(null);
   }
@@ -70,7 +71,7 @@ export function slider({ label, min, max, step, onChange, name, format = String,
   const input = h('input', { type: 'range', id, min, max, step, 'data-name': name, oninput: () => { out.textContent = format(Number(input.value)); onChange(Number(input.value)); } });
   const msg = messageLine(() => [input]);
   const el = h('label.control.slider', { for: id }, label, ' ', input, ' ', out, ' ', msg.el);
-  return { el, set: (v) => { input.value = String(v); out.textContent = format(v); }, invalid: msg.show };
+  return { el, set: (v) => { if (Number(input.value) !== v) input.value = String(v); setText(out, format(v)); }, invalid: msg.show };
 }
 
 export function button({ label, onClick, className }) {
