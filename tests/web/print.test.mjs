@@ -25,6 +25,8 @@ async function worksheet(query, paper = 'A4') {
   const { page, errors } = await openPage(chrome.browser, `${server.url}?print=worksheet&${query}`);
   await page.waitForSelector('.worksheet');
   await page.evaluate(() => document.fonts.ready);
+  // white paper on screen as well (the lab's page is off-white)
+  assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor), 'rgb(255, 255, 255)');
   const pdf = await page.pdf({ format: paper, printBackground: true, margin: { top: `${MARGIN}mm`, bottom: `${MARGIN}mm`, left: `${MARGIN}mm`, right: `${MARGIN}mm` } });
   return { page, errors, pdf, pages: pageCount(pdf) };
 }
