@@ -464,9 +464,15 @@ test('charts and heatmaps carry their numbers as text: named images, named table
   // heatmaps: every table cell has a label with its value; a canvas has a name and a table on request
   assert.equal(await page.locator('table.heatmap tbody td:not(.rowmark):not([aria-label])').count(), 0);
   for (const canvas of await page.locator('canvas.heatmap-canvas:visible').all()) {
-    assert.match(await canvas.getAttribute('aria-label'), /64 × 64/);
+    assert.match(await canvas.getAttribute('aria-label'), /: 64 × 64\. Show the data as a table\.$/);
     assert.equal(await canvas.getAttribute('role'), 'img');
   }
   assert.deepEqual(errors, []);
+  // in Chinese, with Chinese punctuation
+  const zh = await open('?lang=zh&embed=18.4&s4.T=64');
+  const labels = await zh.page.locator('canvas.heatmap-canvas:visible').evaluateAll((cs) => cs.map((c) => c.getAttribute('aria-label')));
+  assert.ok(labels.length > 0 && labels.every((l) => /：64 × 64。以表格查看数据。$/.test(l)), labels.join(' | '));
+  assert.deepEqual(zh.errors, []);
+  await zh.page.close();
   await page.close();
 });

@@ -85,7 +85,7 @@ export function heatCanvas({ t, label, current, readout }) {
         g.strokeRect(cursor[1] * cell.w - 1, cursor[0] * cell.h - 1, cell.w + 2, cell.h + 2);
       }
     }
-    canvas.setAttribute('aria-label', `${label()}: ${R} × ${C}. ${t('asTable')}.`);
+    canvas.setAttribute('aria-label', t('canvasLabel', { label: label(), rows: R, cols: C, asTable: t('asTable') }));
   }
 
   const cellAt = (e) => {
