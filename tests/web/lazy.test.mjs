@@ -148,8 +148,11 @@ test('a toggle of 18.4\'s mask changes its heatmap\'s cells and nothing else, an
     mo.disconnect();
     return seen;
   });
-  await sec(page, '18.4').scrollIntoViewIfNeeded();   // visited: the progress view has counted it
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  await sec(page, '18.4').scrollIntoViewIfNeeded();
+  // what comes after the load is done: the progress view has counted the visit, and every
+  // lesson formula has its MathML back (mathml-later.js)
+  await page.waitForFunction(() => document.querySelector('.progress-table tr[data-section="18.4"] td.yes')
+    && !document.querySelector('.katex[data-tex] .katex-mathml:empty'));
   assert.deepEqual(await changed(), [], 'the mask off: only the heatmap changed');
   const cdp = await page.context().newCDPSession(page);
   const events = [];
@@ -161,9 +164,15 @@ test('a toggle of 18.4\'s mask changes its heatmap\'s cells and nothing else, an
   await done;
   const restyles = events.filter((e) => e.name === 'StyleRecalcInvalidationTracking').map((e) => e.args.data);
   assert.ok(restyles.some((d) => d.nodeName.startsWith('TD') && /style/i.test(d.reason)), 'the trace has the cells\' new colours');
-  const byHas = restyles.filter((d) => /:has\(\)/.test(d.reason)).map((d) => d.nodeName.split(' ')[0]);
   // only the section (its `:has(> .lab-pending)`) and the figures in it (their error outline's)
-  assert.ok(byHas.every((n) => n === 'SECTION' || n === 'FIGURE'), `restyled by a :has() rule: ${[...new Set(byHas)]}`);
+  const inside = new Set(await page.$$eval('.lab-section[data-section="18.4"], .lab-section[data-section="18.4"] figure[id]', (els) => els.map((e) => e.id)));
+  const byHas = restyles.filter((d) => /:has\(\)/.test(d.reason)).map((d) => d.nodeName);
+  assert.ok(byHas.every((n) => inside.has(/ id='([^']*)'/.exec(n)?.[1])), `restyled by a :has() rule: ${[...new Set(byHas)]}`);
+  // and once the other two maps are shown (the prediction skipped), a toggle changes the three maps alone
+  await sec(page, '18.4').locator('button.show-scales').click();
+  await sec(page, '18.4').getByRole('button', { name: 'Skip, just switch' }).click();
+  await fig(page, '18.4', 'w-none').waitFor();
+  assert.deepEqual(await changed(), [], 'revealed: only the heatmaps changed');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -110,7 +110,7 @@ export function mountExercise(def, { core, lang, text, resources, solutions = tr
   };
   const form = h('form.answer', { onsubmit: (e) => { e.preventDefault(); onCheck(); }, oninput: () => kept?.answer(values()) },
     def.choices
-      ? h('fieldset.choice', {}, h('legend.visually-hidden', {}, t('check')), def.choices.map((c, i) => h('label', { for: `${id}-${i}` }, inputs[i], ' ', h('code', {}, c.label))))
+      ? h('fieldset.choice', {}, h('legend.visually-hidden', {}, t('check')), def.choices.map((c, i) => h('label', { for: `${id}-${i}` }, inputs[i], h('code', {}, c.label))))
       : def.inputs.map((label, i) => h('label.answer-box', { for: `${id}-${i}` }, labelOf(label), ' ', inputs[i])),
     h('button', { type: 'submit' }, t('check')));
   const prompt = h('div.prompt');

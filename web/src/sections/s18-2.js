@@ -24,7 +24,7 @@ const strings = {
     sumsAlong: '沿 dim {dim} 求和（每个都是 1）',
     slice: '{axis} = {i} 的切片',
     dimLabel: 'dim {d}：{name}',
-    axB: '批次 b', axH: '头 h', axTq: '接收位置 t', axTk: '来源位置 j',
+    axB: '批 b', axH: '头 h', axTq: '接收位置 t', axTk: '来源位置 j',
     explain_btt_0: '沿批维归一化：同一格在两条序列之间分配权重，两条序列被混在一起。',
     explain_btt_1: '沿接收位置归一化：每一列和为 1，表示“谁在看来源 j”，不是注意力需要的分配。',
     explain_btt_2: '沿来源位置归一化：每一行和为 1，接收位置 t 把权重分给各个来源，这正是注意力要的。',

@@ -190,7 +190,7 @@ export default {
         setHidden(maps[1].el, !revealed);
         setHidden(maps[2].el, !revealed);
         prov.update(s);
-        showScales.hidden = revealed || predictScale.open;
+        setHidden(showScales, revealed || predictScale.open);
         if (predictScale.waiting) predictScale.settle(r.scaleEffect);
         if (r.variance === null) {
           idleId ??= whenIdle(() => { idleId = null; varianceLater = false; ctx.refresh(); });

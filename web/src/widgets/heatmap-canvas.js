@@ -2,7 +2,7 @@
 // shows: one pixel per cell scaled up, the highlighted rows framed, provenance's outlines, and a
 // cell cursor for the keyboard. The pointer, a tap or the arrow keys (Home/End: a row's ends) pick
 // a cell for readout(i, j).
-import { h } from './dom.js';
+import { h, setAttr } from './dom.js';
 import { colour, NAN_RGB } from './heatmap-colours.js';
 
 // Provenance's outlines (widgets/provenance.js), shape and number, not colour alone: the pointed
@@ -85,7 +85,7 @@ export function heatCanvas({ t, label, current, readout }) {
         g.strokeRect(cursor[1] * cell.w - 1, cursor[0] * cell.h - 1, cell.w + 2, cell.h + 2);
       }
     }
-    canvas.setAttribute('aria-label', t('canvasLabel', { label: label(), rows: R, cols: C, asTable: t('asTable') }));
+    setAttr(canvas, 'aria-label', t('canvasLabel', { label: label(), rows: R, cols: C, asTable: t('asTable') }));
   }
 
   const cellAt = (e) => {
