@@ -38,6 +38,27 @@ const N = exercises.length, S = SECTIONS.length;   // the whole page's
 /** An entry of the kept text (progress.js, format 2), as a pattern. */
 const entry = (text) => new RegExp(`[|;]${text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(;|$)`);
 
+// The store tells the view of every change, a keystroke in an exercise's box among them; the view
+// is built again only when what it shows changed (a check, a visit), not on every keystroke.
+test('typing an answer leaves the progress view as it is; checking it updates the view', async () => {
+  const { page, errors, close } = await fresh();
+  await page.goto(`${server.url}?lang=en&embed=18.4`);
+  await ready(page);
+  await page.evaluate(() => {
+    window.__viewChanges = 0;
+    new MutationObserver((ms) => { window.__viewChanges += ms.length; })
+      .observe(document.querySelector('.progress-view'), { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+  await ex(page, 'ex-18.4-head').locator('input[type="text"]').pressSequentially('12');
+  assert.match(await stored(page), entry('s4:0:12'), 'the draft is kept');
+  assert.equal(await page.evaluate(() => window.__viewChanges), 0, 'the view did not change');
+  await ex(page, 'ex-18.4-head').locator('button[type="submit"]').click();
+  await page.waitForFunction(() => window.__viewChanges > 0);
+  assert.equal(await page.locator('.progress-view a.ex-status[data-ex="ex-18.4-head"]').getAttribute('data-status'), 'wrong');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test('the served page keeps answers, checks and visits across a reload', async () => {
   const { page, errors, close } = await fresh();
   await page.goto(`${server.url}?lang=en`);

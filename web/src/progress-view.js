@@ -82,8 +82,14 @@ export function progressView(store, { lang, sections }) {
     body);
   const el = h('details.progress-view', { 'data-kept': store.kind }, summary,
     h('div.progress-body', {}, keyboardScrollable(h('div.scroll', {}, table)), where, forget, confirm, said));
+  // the store tells every change (an exercise box's every keystroke among them): the view is
+  // built again only when what it shows changed
+  let shows = null;
   function paint() {
     const s = store.summary(ids);
+    const key = JSON.stringify([s, store.kind]);
+    if (key === shows) return;
+    shows = key;
     summary.replaceChildren(h('strong', {}, t('progress')), ' ', h('span.progress-count', {},
       t('summary', { solved: s.solved, total: s.total, visited: s.visited, sections: s.sections.length })));
     body.replaceChildren(...sections.map((spec, i) => {
