@@ -12,6 +12,12 @@ const ROOT = new URL('../', import.meta.url).pathname;
 const repeats = Number(process.argv[2] ?? 7);
 const RESULTS = process.env.BENCH_RESULTS ?? `${ROOT}bench/results`;   // scripts/bench.sh --smoke writes elsewhere
 const TEXT = `${ROOT}lessons/data/train.txt`;
+// A full garbage collection before each timed block, outside its time (node --expose-gc, as
+// scripts/bench.sh runs this): the forward with every result leaves 37 MB of Float64Arrays at
+// (4, 256, 128, 8), and without it their collection was charged to whatever was timed next, the
+// forward with out alone. In one process, 11 repeats each: WASM's forward, out alone, took 35 ms
+// right after the one with every result and 24 ms with a collection between (native has no garbage).
+const collect = globalThis.gc ?? (() => {});
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 
 const native = JSON.parse(execFileSync(`${ROOT}build/native/attn_bench`, [TEXT, String(repeats)], { encoding: 'utf8' }));
@@ -41,12 +47,15 @@ for (const n of native.mha) {
   const fwd = [], fo = [], fb = [];
   // one repeat of each, interleaved, as natively
   const once = (fwd, fo, fb) => {
+    collect();
     let t0 = performance.now();
     for (let i = 0; i < inner; i++) core.multiHeadAttention(x, o);
     fwd.push((performance.now() - t0) / inner);
+    collect();
     t0 = performance.now();
     for (let i = 0; i < inner; i++) core.multiHeadAttention(x, oOut);
     fo.push((performance.now() - t0) / inner);
+    collect();
     t0 = performance.now();
     for (let i = 0; i < inner; i++) core.multiHeadAttentionBackward(x, g, o);   // runs the forward it needs, then the backward
     fb.push((performance.now() - t0) / inner);
@@ -74,9 +83,11 @@ for (const n of native.mha) {
     js.mhaBackward(x.data, o.wq.data, o.wk.data, o.wv.data, g.data, B, T, C, C, heads);
   }
   for (let r = 0; r < repeats; r++) {
+    collect();
     let t0 = performance.now();
     for (let i = 0; i < inner; i++) js.mhaForward(x.data, o.wq.data, o.wk.data, o.wv.data, B, T, C, C, heads);
     jf.push((performance.now() - t0) / inner);
+    collect();
     t0 = performance.now();
     for (let i = 0; i < inner; i++) js.mhaBackward(x.data, o.wq.data, o.wk.data, o.wv.data, g.data, B, T, C, C, heads);
     jb.push((performance.now() - t0) / inner);
@@ -91,12 +102,15 @@ for (const n of native.mha) {
   for (let i = 0; i < 3 * tinner; i++) { tc.forward(); tc.forwardAll(); tc.forwardBackward(); }
   const tf_ = [], ta = [], tb = [];
   for (let r = 0; r < repeats; r++) {
+    collect();
     let t0 = performance.now();
     for (let i = 0; i < tinner; i++) tc.forward();
     tf_.push((performance.now() - t0) / tinner);
+    collect();
     t0 = performance.now();
     for (let i = 0; i < tinner; i++) tc.forwardAll();
     ta.push((performance.now() - t0) / tinner);
+    collect();
     t0 = performance.now();
     for (let i = 0; i < tinner; i++) tc.forwardBackward();
     tb.push((performance.now() - t0) / tinner);
