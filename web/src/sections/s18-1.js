@@ -1,7 +1,7 @@
 // 18.1 Averaging the past as a matrix product: Y = A X with A (T, T) broadcast over the batch.
 import { heatmap } from '../widgets/heatmap.js';
 import { readout, button } from '../widgets/controls.js';
-import { h } from '../widgets/dom.js';
+import { h, setText, setHidden } from '../widgets/dom.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr, shapeText } from '../format.js';
@@ -85,7 +85,8 @@ export default {
       h('div.compare', {}, loop.el, out.el, diffNote, h('div.controls', {}, example)), prov.el);
     return {
       sync(s) {
-        x1.el.hidden = y1.el.hidden = !s.batch;
+        setHidden(x1.el, !s.batch);
+        setHidden(y1.el, !s.batch);
       },
       compute(s, core) {
         const X = tensor(batchOf(s));                               // (B, T, C)
@@ -106,13 +107,13 @@ export default {
         if (s.batch) y1.set(matrixAt(r.Y, 1), { rowLabels: tokens });
         else y1.clear();   // hidden: nothing stale kept for when the batch is shown again
         loop.set(matrixAt(r.loop, 0), { label: t(s.norm ? 'loop' : 'loopSum'), rowLabels: tokens });
-        xBadge.textContent = `${t('xShape')} ${shapeText(['B', 'T', 'C'], r.X.shape)}`;
-        yBadge.textContent = `${t('yShape')} ${shapeText(['B', 'T', 'C'], r.Y.shape)}`;
+        setText(xBadge, `${t('xShape')} ${shapeText(['B', 'T', 'C'], r.X.shape)}`);
+        setText(yBadge, `${t('yShape')} ${shapeText(['B', 'T', 'C'], r.Y.shape)}`);
         // the chapter's figure is for the average (normalized rows)
         out.set([[t('maxDiff'), fmtErr(r.diff), 'diff', r.diff], ...(s.norm ? [[t('chapter'), fmtErr(2.22e-16), 'chapter']] : [])]);
         const chapterX = JSON.stringify(s.x) === JSON.stringify(CHAPTER_X);
-        diffNote.textContent = t(r.diff !== 0 ? (s.norm ? 'diffRounding' : 'sumRounding') : chapterX && s.norm ? 'diffZeroChapter' : 'diffZero');
-        example.hidden = JSON.stringify(s.x) === JSON.stringify(NON_INTEGER_X);
+        setText(diffNote, t(r.diff !== 0 ? (s.norm ? 'diffRounding' : 'sumRounding') : chapterX && s.norm ? 'diffZeroChapter' : 'diffZero'));
+        setHidden(example, JSON.stringify(s.x) === JSON.stringify(NON_INTEGER_X));
         prov.update(s);
       },
       pytorch: (s, r, PROGRAMS) => PROGRAMS['18.1'](s, { X: r.X }, ctx.lang),

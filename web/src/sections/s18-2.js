@@ -3,7 +3,7 @@
 import { heatmap } from '../widgets/heatmap.js';
 import { button, readout } from '../widgets/controls.js';
 import { dimSelector } from '../widgets/dim-selector.js';
-import { h } from '../widgets/dom.js';
+import { h, setText, setHidden } from '../widgets/dom.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { tensor, matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
@@ -109,13 +109,13 @@ function dimPart(ctx) {
       slices.className = `slices ${norm}`;
       sliceMaps.forEach((m, i) => m.set(s.kind === 'btt' ? matrixAt(r.w, i) : matrixAt(r.w, 0, i),
         { names: ['T', 'T'], shape: [3, 3], label: t('slice', { axis, i }) }));
-      explain.textContent = t(`explain_${s.kind}_${d}`);
+      setText(explain, t(`explain_${s.kind}_${d}`));
       explain.className = `note dim-explain ${d === r.w.shape.length - 1 ? 'good' : 'bad'}`;
       const rowsOf = (tt) => (tt.shape.length === 1 ? [values(tt)] : matrixAt(tt, ...Array(tt.shape.length - 2).fill(0)));
       // what attention needs (sums over the sources) beside what this softmax normalized (the chosen dim)
       sumsLast.set(rowsOf(r.lastSums), { shape: r.lastSums.shape, names: s.kind === 'btt' ? ['B', 'T'] : ['B', 'H', 'T'] });
       const last = d === r.w.shape.length - 1;
-      sums.el.hidden = last;
+      setHidden(sums.el, last);
       // what is left of the axes once the chosen one is summed away
       sums.set(rowsOf(r.wSums), { shape: r.wSums.shape, names: NAMES[s.kind].filter((_, k) => k !== d), label: t('sumsAlong', { dim: s.dim }) });
       lastOff.set([[t('lastOff'), fmtErr(r.lastOff), last ? 'good' : 'bad', r.lastOff]]);
@@ -176,10 +176,10 @@ export default {
       before.set(matrixAt(r.before), { rowMarks: marks(r.beforeSums), rowMarkValues: values(r.beforeSums), rowMarksLabel: t('rowSum'), rowLabels: tokens, colLabels: sources });
       const masked = s.mask.some((row) => row.includes(0));
       after.set(matrixAt(r.after), { rowMarks: marks(r.afterSums), rowMarkValues: values(r.afterSums), rowMarksLabel: t('rowSum'), rowLabels: tokens, colLabels: sources, note: t(masked ? 'afterNote' : 'afterNoteNone') });
-      after.el.hidden = !revealed;
-      showAfter.hidden = revealed || predictAfter.open;
+      setHidden(after.el, !revealed);
+      setHidden(showAfter, revealed || predictAfter.open);
       if (predictAfter.waiting) predictAfter.settle(r.afterOff > 1e-12 ? 'less' : 'one');
-      nanNote.hidden = r.before.maskedRows.length === 0;
+      setHidden(nanNote, r.before.maskedRows.length === 0);
       nanNote.textContent = t('nanRows', { rows: r.before.maskedRows.map((idx) => idx.join(', ')).join('; ') });
     }
 

@@ -5,7 +5,7 @@
 // seed, so "Shuffle again" draws a new permutation and keeps the table.
 import { heatmap } from '../widgets/heatmap.js';
 import { button, readout } from '../widgets/controls.js';
-import { h } from '../widgets/dom.js';
+import { h, setText } from '../widgets/dom.js';
 import { tensor, matrixAt } from '../tensors.js';
 import { fmtErr } from '../format.js';
 import { provenance } from '../widgets/provenance.js';
@@ -89,7 +89,7 @@ export default {
         return { pc, table, w };
       },
       paint(r, s) {
-        perm.textContent = t('perm', { perm: r.pc.perm.join(', ') });
+        setText(perm, t('perm', { perm: r.pc.perm.join(', ') }));
         px.set(matrixAt(r.pc.permutedInput, 0), { shape: r.pc.permutedInput.shape });
         a.set(matrixAt(r.pc.outOfPermuted, 0), { shape: r.pc.outOfPermuted.shape });
         b.set(matrixAt(r.pc.permutedOut, 0), { shape: r.pc.permutedOut.shape });

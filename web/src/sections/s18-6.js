@@ -2,7 +2,7 @@
 // self-attention, or cross-attention with queries from the output side (T_out) and keys and
 // values from the encoder (T_in).
 import { heatmap } from '../widgets/heatmap.js';
-import { h } from '../widgets/dom.js';
+import { h, setText, setHidden } from '../widgets/dom.js';
 import { provenance, tokenLabels, TOKENS } from '../widgets/provenance.js';
 import { matrixAt } from '../tensors.js';
 import { shapeText } from '../format.js';
@@ -67,10 +67,10 @@ export default {
     return {
       sync(s) {
         tout.set(s.tout, { label: t(s.mode === 'cross' ? 'tout' : 'T') });
-        tin.el.hidden = s.mode !== 'cross';
-        tinNote.hidden = s.mode === 'cross';
-        tinNote.textContent = t('tinSelf');
-        maps[1].el.hidden = s.heads < 2;
+        setHidden(tin.el, s.mode !== 'cross');
+        setHidden(tinNote, s.mode === 'cross');
+        setText(tinNote, t('tinSelf'));
+        setHidden(maps[1].el, s.heads < 2);
       },
       compute(s, core) {
         const { x, ...opts } = inputsOf(s, core);
@@ -87,7 +87,7 @@ export default {
         for (let i = 0; i < s.heads; i++) maps[i].set(matrixAt(r.weights, 0, i), { shape: r.weights.shape, names: ['B', 'H', ...T], axes, rowLabels, colLabels });
         prov.update(s);
         if (predictMode.waiting) predictMode.settle(matrixAt(r.weights, 0, 0)[0].slice(1).some((v) => v > 0) ? 'sees' : 'blind');
-        shapes.textContent = t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] });
+        setText(shapes, t('shapes', { shape: shapeText(['B', 'H', ...T], r.weights.shape), tk: r.weights.shape[3] }));
       },
       pytorch: (s, r, PROGRAMS) => PROGRAMS['18.6'](s, r.inputs, ctx.lang),
       check(s, r) {

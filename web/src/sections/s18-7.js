@@ -2,7 +2,7 @@
 // the future probe (exactly 0 with the mask), and dropout in training vs evaluation.
 import { heatmap } from '../widgets/heatmap.js';
 import { readout } from '../widgets/controls.js';
-import { h, keyboardScrollable } from '../widgets/dom.js';
+import { h, keyboardScrollable, setText } from '../widgets/dom.js';
 import { matrixAt, values } from '../tensors.js';
 import { fmt, fmtErr } from '../format.js';
 import { provenance } from '../widgets/provenance.js';
@@ -178,7 +178,7 @@ export default {
       chapter.rows.replaceChildren(...[['refRow', r.refErr, fmtErr(2.22e-16)], ['maskedRow', r.masked.maxPrefixChange, '0'],
         ['unmaskedRow', r.unmasked.maxPrefixChange, '5.480078']].map(([k, ours, theirs]) =>
         h('tr', { 'data-row': k }, h('th', { scope: 'row' }, t(k)), h('td.ours', { 'data-value': String(ours) }, fmtErr(ours)), h('td.theirs', {}, theirs))));
-      chapter.note.textContent = t('chapterNote', { seed: s.seed });
+      setText(chapter.note, t('chapterNote', { seed: s.seed }));
     }
 
     function paintDropout(r, s) {
@@ -186,7 +186,7 @@ export default {
       drop.set(matrixAt(r.dropped, 0), { shape: r.dropped.shape, signed: false, label: t(s.training ? 'dropTrainLabel' : 'dropEvalLabel'),
         rowMarks: Object.fromEntries(sums.map((v, i) => [i, `${fmt(v, 3)} · ${fmt(means[i], 3)}`])), rowMarksLabel: t(s.training ? 'sumsTrain' : 'sumsEval'),
         rowMarkValues: sums.map((v, i) => [v, means[i]]) });
-      dropNote.textContent = t(!s.training ? 'dropEval' : s.p === 0 ? 'dropZero' : 'dropTrain');
+      setText(dropNote, t(!s.training ? 'dropEval' : s.p === 0 ? 'dropZero' : 'dropTrain'));
     }
 
     return {
