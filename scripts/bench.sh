@@ -26,7 +26,7 @@ bash scripts/build.sh all
 # On this project's virtual machine one of the two cores has run 1.5x slower than the other for
 # tens of minutes at a time (the same forward, pinned with taskset: 28 ms on one, 18 on the other),
 # so a long-lived Node process that stayed on the slow core while the native processes ran on the
-# fast one made WASM/native read 2.5 where it is 1.3 to 1.4 (docs/performance.md, "The core").
+# fast one made WASM/native read 2.5 where it is about 1.3 (docs/performance.md, "The core").
 fastest=''
 if command -v taskset >/dev/null; then
   best=''
