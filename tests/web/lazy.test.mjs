@@ -154,12 +154,15 @@ test('a toggle of 18.4\'s mask changes its heatmap\'s cells and nothing else, an
   await page.waitForFunction(() => document.querySelector('.progress-table tr[data-section="18.4"] td.yes')
     && !document.querySelector('.katex[data-tex] .katex-mathml:empty'));
   assert.deepEqual(await changed(), [], 'the mask off: only the heatmap changed');
+  // and the heatmap did change: row 0 now gives weight to position 5, which the mask had hidden
+  assert.ok((await heatmapValues(fig(page, '18.4', 'w-head')))[0][5] > 0, 'the mask off: the future has weight');
   const cdp = await page.context().newCDPSession(page);
   const events = [];
   cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
   const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
   await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline.invalidationTracking' });
   assert.deepEqual(await changed(), [], 'the mask on again: only the heatmap changed');
+  assert.equal((await heatmapValues(fig(page, '18.4', 'w-head')))[0][5], 0, 'the mask on: exactly zero weight on the future');
   await cdp.send('Tracing.end');
   await done;
   const restyles = events.filter((e) => e.name === 'StyleRecalcInvalidationTracking').map((e) => e.args.data);
@@ -173,6 +176,7 @@ test('a toggle of 18.4\'s mask changes its heatmap\'s cells and nothing else, an
   await sec(page, '18.4').getByRole('button', { name: 'Skip, just switch' }).click();
   await fig(page, '18.4', 'w-none').waitFor();
   assert.deepEqual(await changed(), [], 'revealed: only the heatmaps changed');
+  for (const name of ['w-head', 'w-model', 'w-none']) assert.ok((await heatmapValues(fig(page, '18.4', name)))[0][5] > 0, `${name}: the mask off`);
   assert.deepEqual(errors, []);
   await page.close();
 });
